@@ -1,0 +1,134 @@
+/**
+ * The memory-design contract. A design is one TypeScript module whose default export implements
+ * {@link MemoryDesign}; it may import only types from this file. Everything a design can do beyond plain
+ * computation comes in through {@link Tools}, provided by the host and metered per call.
+ *
+ * Inside the sandbox there is no I/O, no timers, `Math.random` is seeded and `Date.now()` is fixed, so a
+ * design's output depends only on its inputs.
+ */
+
+/** One unit of the user's history: a chat turn, an e-mail, a document section, a note or an event. */
+export interface SourceRecord {
+  id: string;
+  kind: 'turn' | 'email' | 'document' | 'note' | 'event';
+  text: string;
+  /** ISO 8601 date-time when known. */
+  time?: string;
+  /** Conversation session, e-mail thread or document this record belongs to. */
+  thread?: string;
+  speaker?: string;
+  title?: string;
+  /** Ids this record explicitly refers to (a reply, an uploaded attachment…). */
+  refs?: string[];
+  meta?: Record<string, string | number | boolean>;
+}
+
+/** A piece of memory. `sources` is its provenance: the record ids its text came from. */
+export interface MemoryUnit {
+  id: string;
+  text: string;
+  sources: string[];
+  time?: string;
+  /** Free-form annotations a design keeps with the unit (thread, speaker, level…). */
+  meta?: Record<string, string | number | boolean>;
+}
+
+/** What `store` builds. `state` is design-private and must be structured-cloneable. */
+export interface Memory {
+  units: MemoryUnit[];
+  state?: unknown;
+}
+
+/** A question. When `date` is set only history up to that date may reach the context (the host enforces it). */
+export interface Question {
+  id: string;
+  text: string;
+  /** ISO date (YYYY-MM-DD) or date-time. */
+  date?: string;
+}
+
+/** A ranked retrieval result: a unit id and its score (higher is better). */
+export interface Hit {
+  unit: string;
+  score: number;
+}
+
+/** What the fixed answerer reads, and which units it was built from (in the order they appear). */
+export interface Context {
+  text: string;
+  units: string[];
+}
+
+export interface Budget {
+  /** Upper bound on `countTokens(context.text)`; the host truncates and records a violation past it. */
+  tokens: number;
+}
+
+type MaybePromise<T> = T | Promise<T>;
+
+/** A memory design: store → retrieve → context. Stages may be async (needed when they call `tools.llm`). */
+export interface MemoryDesign {
+  store(records: SourceRecord[], tools: Tools): MaybePromise<Memory>;
+  retrieve(q: Question, memory: Memory, tools: Tools): MaybePromise<Hit[]>;
+  context(q: Question, hits: Hit[], memory: Memory, tools: Tools, budget: Budget): MaybePromise<Context>;
+}
+
+export interface Bm25Options {
+  /** Porter-stem terms (default true). */
+  stem?: boolean;
+  /** Drop English stopwords (default true). */
+  stopwords?: boolean;
+  /** BM25 parameters (defaults k1 = 1.2, b = 0.75). */
+  k1?: number;
+  b?: number;
+}
+
+/** A BM25 index built on the host over `{id, text}` documents; identical document sets share one index. */
+export interface Bm25Index {
+  readonly size: number;
+  /** Top-k documents for the query, best first; `unit` is the document id. */
+  search(query: string, k?: number): Hit[];
+}
+
+export interface LlmMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+export interface LlmTool {
+  /** False offline: a design must then fall back to a non-LLM behaviour. */
+  readonly available: boolean;
+  /** One completion, metered against the per-question budget. Rejects when unavailable or over budget. */
+  complete(messages: string | LlmMessage[], options?: { maxTokens?: number; temperature?: number }): Promise<string>;
+}
+
+export interface TextTool {
+  /** Lower-cased word tokens (letters, digits, inner apostrophes and hyphens). */
+  tokenize(text: string): string[];
+  /** Porter stem of one lower-case word. */
+  stem(word: string): string;
+  isStopword(word: string): boolean;
+  /** tokenize → drop stopwords → stem: the terms BM25 indexes by default. */
+  terms(text: string): string[];
+}
+
+export interface EmbedTool {
+  /** Vector dimension. */
+  readonly dim: number;
+  /** The configured embedding endpoint, else memsteer's local deterministic embedding (hashed n-grams). */
+  readonly model: string;
+  /** Unit-length vectors, one per text. */
+  embed(texts: string[]): Promise<number[][]>;
+}
+
+/** Host capabilities handed to every stage. Each call is metered and reported in the trace. */
+export interface Tools {
+  bm25: { index(docs: ReadonlyArray<{ id: string; text: string }>, options?: Bm25Options): Bm25Index };
+  text: TextTool;
+  embed: EmbedTool;
+  llm: LlmTool;
+  /** Tokens as the answerer's budget counts them. */
+  countTokens(text: string): number;
+  /** A capped trace that reaches the proposer; past the cap entries are dropped and counted. */
+  log(message: string): void;
+}
