@@ -23,6 +23,8 @@ export interface CompletionRequest {
   messages: ChatMessage[];
   maxTokens?: number;
   temperature?: number;
+  /** Set false to skip memsteer's response cache for this call (read and write), e.g. when sampling for variety. */
+  cache?: boolean;
 }
 
 export interface CompletionResult {
@@ -31,6 +33,10 @@ export interface CompletionResult {
   /** True when served from memsteer's on-disk response cache (no call was made, nothing was paid). */
   cached: boolean;
   model: string;
+  /** Dollars this call cost; null when the model has no price; 0 when served from the cache. Set by the real client. */
+  cost?: number | null;
+  /** Replies requested (HTTP retries and schema repairs included; a cache hit counts as one). Set by the real client. */
+  attempts?: number;
 }
 
 export interface StructuredRequest<T> extends CompletionRequest {
