@@ -1,0 +1,46 @@
+import type { Evidence, QAItem } from '../history/record.ts';
+import type { Bundle } from './bundles.ts';
+import type { AnswerPlan, QuestionType } from './plan.ts';
+import { shortHash } from './rng.ts';
+import type { RunStats } from './summary.ts';
+
+/** An item that passed every gate of its pipeline, before de-duplication and the split. */
+export interface AcceptedItem {
+  type: QuestionType;
+  question: string;
+  plan: AnswerPlan;
+  evidence: Evidence[];
+  checks: Record<string, string | number | boolean>;
+}
+
+/** Makes items from one bundle. The offline and the LLM pipelines both implement it. */
+export interface BundleProcessor {
+  /** Written into every item's `generator`. */
+  readonly generator: string;
+  /** The blind reader's name (for the summary). */
+  readonly reader: string;
+  /** Prompt versions in use, by role (empty offline). */
+  readonly prompts: Record<string, string>;
+  /**
+   * Items from `bundle`, trying types in the order given (most wanted first). Counts every stage and rejection
+   * into `stats`. May throw BudgetExceededError, which ends the run cleanly.
+   */
+  process(bundle: Bundle, types: readonly QuestionType[], stats: RunStats): Promise<AcceptedItem[]>;
+}
+
+/** The supervision line of an accepted item. */
+export function toQAItem(history: string, generator: string, bundle: Bundle, a: AcceptedItem): QAItem {
+  return {
+    id: `${history}:gen-${shortHash(`${a.question}\u0000${a.plan.answer}`)}`,
+    history,
+    question: a.question,
+    answer: a.plan.answer,
+    answerType: a.plan.answerType,
+    category: a.type,
+    evidence: a.evidence,
+    generator,
+    plan: a.plan,
+    checks: a.checks,
+    meta: { bundle: bundle.id, seed: bundle.seed },
+  };
+}

@@ -1,0 +1,181 @@
+import { z } from 'zod';
+import type { SourceRecord } from '../../sandbox/contract.ts';
+import { MemsteerError } from '../errors.ts';
+import type { LlmClient, LlmRole, StructuredResult } from '../llm/types.ts';
+import { checkAudit, AuditReplySchema } from './audit.ts';
+import { BlindReadingSchema, checkBlindReading, type BlindReader } from './blind-recovery.ts';
+import { renderBundle, renderRecord, type Bundle } from './bundles.ts';
+import type { AcceptedItem, BundleProcessor } from './candidate.ts';
+import { checkPlan } from './plan-checks.ts';
+import { PlannerReplySchema, type AnswerPlan, type QuestionType } from './plan.ts';
+import { loadPrompt, type PromptRole } from './prompts.ts';
+import { checkQuestion } from './question-checks.ts';
+import type { RecordGraph } from './record-graph.ts';
+import { reject, type RunStats } from './summary.ts';
+
+/** The questioner's reply. */
+export const QuestionReplySchema = z.object({ question: z.string().min(1) });
+
+// Failures that mean "the run cannot go on" rather than "this candidate failed".
+const FATAL = new Set(['E_BUDGET', 'E_LLM_AUTH', 'E_LLM_CONFIG', 'E_LLM_NO_MODEL']);
+
+/** Calls one role, counting tokens; a failed call (after the client's retries and repairs) returns undefined. */
+async function call<T>(
+  llm: LlmClient,
+  role: PromptRole,
+  user: string,
+  schema: z.ZodType<T>,
+  schemaName: string,
+  stats: RunStats,
+): Promise<T | undefined> {
+  const prompt = loadPrompt(role);
+  let res: StructuredResult<T>;
+  try {
+    res = await llm.structured({ role: role as LlmRole, messages: [{ role: 'system', content: prompt.text }, { role: 'user', content: user }], schema, schemaName, temperature: 0 });
+  } catch (err) {
+    const code = (err as MemsteerError).code;
+    if (code && FATAL.has(code)) throw err;
+    reject(stats, `llm:${role}-failed`);
+    return undefined;
+  }
+  stats.tokens.calls++;
+  if (res.cached) stats.tokens.cachedCalls++;
+  else {
+    stats.tokens.prompt += res.usage.promptTokens;
+    stats.tokens.completion += res.usage.completionTokens;
+  }
+  return res.value;
+}
+
+function planForQuestioner(plan: AnswerPlan): string {
+  return JSON.stringify(
+    {
+      questionType: plan.questionType,
+      intent: plan.intent,
+      answer: plan.answer,
+      answerType: plan.answerType,
+      facts: plan.facts.map((f) => ({ statement: f.statement, quote: f.quote })),
+      operations: plan.operations,
+      ...(plan.premise ? { premise: plan.premise } : {}),
+    },
+    null,
+    2,
+  );
+}
+
+/** The LLM blind reader: the `reader` role sees the question, its answer type and the bundle's records only. */
+export function createLlmBlindReader(llm: LlmClient, name = 'llm:reader'): BlindReader & { stats?: RunStats } {
+  const reader: BlindReader & { stats?: RunStats } = {
+    name,
+    async read(input) {
+      const records = input.records.map((r) => renderRecord(r)).join('\n\n');
+      const user = `Question: ${input.question}\nAnswer type: ${input.answerType}\n\nRecords:\n${records}`;
+      const value = await call(llm, 'reader', user, BlindReadingSchema, 'blind_reading', reader.stats!);
+      return value ?? { answerable: false, answer: '', citations: [] };
+    },
+  };
+  return reader;
+}
+
+export interface LlmProcessorOptions {
+  graph: RecordGraph;
+  llm: LlmClient;
+  history: string;
+  /** Model name for the generator tag (`llm:<model>`); read from the client when it can tell. */
+  model?: string;
+}
+
+/**
+ * The LLM pipeline for one bundle: planner → programmatic plan checks → questioner (separate call) → question
+ * checks → auditor (every required judgment must be 'supported') → blind reader (answerable, same answer under
+ * type normalisation, every evidence record cited). One item per bundle, of the most wanted type.
+ */
+export function createLlmProcessor(o: LlmProcessorOptions): BundleProcessor {
+  const byId = new Map<string, SourceRecord>(o.graph.records.map((r) => [r.id, r]));
+  const withModel = o.llm as LlmClient & { modelFor?: (role: LlmRole) => string | undefined };
+  const model = o.model ?? withModel.modelFor?.('planner') ?? 'model';
+  const reader = createLlmBlindReader(o.llm, `llm:${withModel.modelFor?.('reader') ?? model}`);
+  const prompts = Object.fromEntries((['planner', 'questioner', 'auditor', 'reader'] as const).map((r) => [r, loadPrompt(r).version]));
+  return {
+    generator: `llm:${model}`,
+    reader: reader.name,
+    prompts,
+    async process(bundle: Bundle, types: readonly QuestionType[], stats: RunStats): Promise<AcceptedItem[]> {
+      const type = types[0]!;
+      const material = renderBundle(o.graph, bundle);
+      const members = new Set(bundle.records);
+      stats.stages.plan.in++;
+      const reply = await call(o.llm, 'planner', `Requested question type: ${type}\n\nRecords:\n${material}`, PlannerReplySchema, 'answer_plan', stats);
+      if (!reply) return [];
+      if (!reply.plan) {
+        reject(stats, 'planner:no-plan');
+        return [];
+      }
+      stats.stages.plan.out++;
+
+      stats.stages['plan-checks'].in++;
+      const pc = checkPlan(reply.plan, { bundle: members, records: byId, allowedTypes: new Set(types) });
+      if (!pc.ok) {
+        reject(stats, pc.reason);
+        return [];
+      }
+      stats.stages['plan-checks'].out++;
+      const plan = pc.plan;
+
+      stats.stages.question.in++;
+      const q = await call(o.llm, 'questioner', `Answer plan:\n${planForQuestioner(plan)}\n\nRecords:\n${material}`, QuestionReplySchema, 'question', stats);
+      if (!q) return [];
+      stats.stages.question.out++;
+      const question = q.question.trim();
+      stats.stages['question-checks'].in++;
+      const qc = checkQuestion(question, plan.answer, plan.answerType, members);
+      if (!qc.ok) {
+        reject(stats, qc.reason);
+        return [];
+      }
+      stats.stages['question-checks'].out++;
+
+      stats.stages.audit.in++;
+      const evidenceText = [...new Set(plan.evidence.map((e) => e.record))].map((id) => renderRecord(byId.get(id)!)).join('\n\n');
+      const auditInput = JSON.stringify({ question, answer: plan.answer, answerType: plan.answerType, facts: plan.facts.map((f, i) => ({ n: i + 1, record: f.record, quote: f.quote, statement: f.statement })), evidence: plan.evidence, operations: plan.operations, ...(plan.premise ? { premise: plan.premise } : {}) }, null, 2);
+      const audit = await call(o.llm, 'auditor', `Candidate:\n${auditInput}\n\nEvidence records:\n${evidenceText}`, AuditReplySchema, 'audit', stats);
+      if (!audit) return [];
+      const ac = checkAudit(audit, plan);
+      if (!ac.ok) {
+        reject(stats, ac.reason);
+        return [];
+      }
+      stats.stages.audit.out++;
+
+      stats.stages.blind.in++;
+      reader.stats = stats;
+      const records = bundle.records.map((id) => byId.get(id)!);
+      const reading = await reader.read({ question, answerType: plan.answerType, records });
+      const evidenceRecords = [...new Set(pc.evidence.map((e) => e.record))];
+      const bc = checkBlindReading(reading, { answer: plan.answer, answerType: plan.answerType, evidenceRecords });
+      if (!bc.ok) {
+        reject(stats, bc.reason);
+        return [];
+      }
+      stats.stages.blind.out++;
+      return [
+        {
+          type: plan.questionType,
+          question,
+          plan,
+          evidence: pc.evidence,
+          checks: {
+            planChecks: 'pass',
+            spansVerified: true,
+            questionChecks: 'pass',
+            audit: 'pass',
+            auditJudgments: audit.judgments.length,
+            blindReader: reader.name,
+            blindAnswer: reading.answer,
+            bundleRecords: members.size,
+          },
+        },
+      ];
+    },
+  };
+}

@@ -1,0 +1,159 @@
+import { isStopword, stem } from '../../text/text.ts';
+import type { Bundle } from '../bundles.ts';
+import type { QuestionType } from '../plan.ts';
+import type { RecordGraph } from '../record-graph.ts';
+import type { Rng } from '../rng.ts';
+import { buildPostings, isTopicWord, tokensIn } from './cues.ts';
+import { extractFacts, type TextFact } from './facts.ts';
+import {
+  bridgeQuestion,
+  contentSentences,
+  countQuestion,
+  dateQuestion,
+  daysBetweenQuestion,
+  entityQuestion,
+  quantityQuestion,
+  whenQuestion,
+  whoQuestion,
+  type RuleCandidate,
+  type RuleContext,
+} from './templates.ts';
+
+/** Name and version of the offline generator, written into every item it makes. */
+export const RULE_BASED_GENERATOR = 'rule-based@1';
+
+/** Question types the rule-based generator can write (it has no false-premise template). */
+export const RULE_BASED_TYPES: readonly QuestionType[] = ['single-hop', 'multi-hop', 'temporal', 'aggregation'];
+
+/** Builds what the templates read: term postings, lazily extracted facts, and the speakers of the history. */
+export function createRuleContext(graph: RecordGraph): RuleContext {
+  const postings = buildPostings(graph);
+  const turnSpeakers = new Set<string>();
+  const speakers = new Set<string>();
+  for (const r of graph.records) {
+    if (!r.speaker) continue;
+    const s = r.speaker.toLowerCase();
+    speakers.add(s);
+    for (const part of s.split(/\s+/)) if (part.length > 2) speakers.add(part);
+    if (r.kind === 'turn' && s !== 'user' && s !== 'assistant') turnSpeakers.add(s);
+  }
+  const speakerStems = new Set<string>();
+  for (const s of speakers) for (const t of tokensIn(s)) speakerStems.add(t.stem);
+  // Words the history writes in lower case somewhere: never proper nouns.
+  const lowerSeen = new Set<string>();
+  for (const r of graph.records) for (const m of r.text.matchAll(/(?<![\p{L}\p{N}])[a-z][a-z'’-]+/gu)) lowerSeen.add(m[0]);
+  const common = (w: string): boolean => lowerSeen.has(w);
+  const cache = new Map<number, TextFact[]>();
+  return {
+    graph,
+    postings,
+    speakers,
+    speakerStems,
+    multiSpeaker: turnSpeakers.size >= 2,
+    facts(i) {
+      let f = cache.get(i);
+      if (!f) cache.set(i, (f = extractFacts(graph.records[i]!, speakers, common)));
+      return f;
+    },
+  };
+}
+
+/** How many checkable facts a record holds, plus one: the offline generator's seed weight. */
+export function factSeedWeight(ctx: RuleContext): (record: unknown, index: number) => number {
+  return (_r, i) => 1 + Math.min(4, ctx.facts(i).length);
+}
+
+const MAX_TRIES = 40;
+
+/**
+ * One templated candidate of `type` from a bundle, or undefined when the bundle holds no fact the type's
+ * templates can use. Answers and evidence are computed from the records (and their dates), never guessed.
+ */
+export function ruleCandidate(ctx: RuleContext, bundle: Bundle, type: QuestionType, rng: Rng): RuleCandidate | undefined {
+  const members = rng.shuffle(bundle.records.map((id) => ctx.graph.index.get(id)!));
+  let tries = 0;
+  const budget = (): boolean => ++tries <= MAX_TRIES;
+  switch (type) {
+    case 'single-hop': {
+      for (const i of members) {
+        const facts = rng.shuffle(ctx.facts(i));
+        for (const f of facts) {
+          if (!budget()) return undefined;
+          const c = f.kind === 'quantity' ? quantityQuestion(ctx, i, f) : f.kind === 'entity' ? entityQuestion(ctx, i, f) : dateQuestion(ctx, i, f);
+          if (c) return c;
+        }
+        const sentences = contentSentences(ctx.graph.records[i]!);
+        if (sentences.length && rng.next() < 0.2) {
+          if (!budget()) return undefined;
+          const c = whoQuestion(ctx, i, sentences[rng.int(sentences.length)]!);
+          if (c) return c;
+        }
+      }
+      return undefined;
+    }
+    case 'temporal': {
+      const pairs = rng.next() < 0.4;
+      for (const i of members) {
+        const si = rng.shuffle(contentSentences(ctx.graph.records[i]!))[0];
+        if (!si) continue;
+        if (!budget()) return undefined;
+        if (!pairs) {
+          const c = whenQuestion(ctx, i, si);
+          if (c) return c;
+          continue;
+        }
+        const j = members.find((k) => k !== i && ctx.graph.threadOf[k] !== ctx.graph.threadOf[i] && contentSentences(ctx.graph.records[k]!).length > 0);
+        if (j === undefined) continue;
+        const sj = rng.shuffle(contentSentences(ctx.graph.records[j]!))[0]!;
+        const c = daysBetweenQuestion(ctx, i, si, j, sj);
+        if (c) return c;
+      }
+      return undefined;
+    }
+    case 'aggregation': {
+      const maxDf = Math.max(4, Math.floor(ctx.graph.records.length * 0.03));
+      for (const i of members) {
+        const r = ctx.graph.records[i]!;
+        if (r.kind !== 'turn' && r.kind !== 'email') continue;
+        const seen = new Set<string>();
+        const words = tokensIn(r.text).filter((t) => {
+          const lower = t.word.toLowerCase();
+          if (lower.length < 5 || !isTopicWord(lower) || isStopword(lower) || ctx.speakerStems.has(t.stem) || seen.has(t.stem)) return false;
+          seen.add(t.stem);
+          const df = ctx.postings.get(t.stem)?.length ?? 0;
+          return df >= 2 && df <= maxDf;
+        });
+        for (const t of rng.shuffle(words).slice(0, 4)) {
+          if (!budget()) return undefined;
+          const opens = t.start === 0 || /[.!?:\n"“]\s*$/.test(r.text.slice(Math.max(0, t.start - 3), t.start));
+          const word = /^[A-Z][a-z]/.test(t.word) && !opens ? t.word : t.word.toLowerCase();
+          const c = countQuestion(ctx, i, { word, stem: t.stem }, (n) => rng.int(n));
+          if (c) return c;
+        }
+      }
+      return undefined;
+    }
+    case 'multi-hop': {
+      const inBundle = new Set(members);
+      for (const i of members) {
+        for (const f of rng.shuffle(ctx.facts(i).filter((x) => x.kind === 'entity'))) {
+          if (f.kind !== 'entity') continue;
+          const last = f.value.split(/\s+/).pop()!.toLowerCase();
+          const others = (ctx.postings.get(stem(last.replace(/['’]s$/, ''))) ?? []).filter(
+            (j) => j !== i && ctx.graph.threadOf[j] !== ctx.graph.threadOf[i] && ctx.graph.records[j]!.text.includes(f.value),
+          );
+          if (!others.length || others.length > 12) continue;
+          const ordered = [...others.filter((j) => inBundle.has(j)), ...rng.shuffle(others.filter((j) => !inBundle.has(j)))];
+          for (const j of ordered.slice(0, 3)) {
+            if (!budget()) return undefined;
+            const c = bridgeQuestion(ctx, i, f, j);
+            if (c) return c;
+          }
+        }
+      }
+      return undefined;
+    }
+    default:
+      return undefined;
+  }
+}

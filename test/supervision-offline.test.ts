@@ -1,0 +1,105 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { main } from '../src/cli/main.ts';
+import { captureIO } from '../src/cli/io.ts';
+import { loadHistoriesSync } from '../src/history/load.ts';
+import { QAItemSchema, type History, type QAItem } from '../src/history/record.ts';
+import { readJsonl } from '../src/util/jsonl.ts';
+import { generateSupervision } from '../src/supervision/generate.ts';
+import { GenerationSummarySchema } from '../src/supervision/summary.ts';
+import { verifySpan } from '../src/supervision/spans.ts';
+import { RULE_BASED_GENERATOR } from '../src/supervision/rule-based/generator.ts';
+
+const DATA = join(import.meta.dirname, '..', '..', 'shared', 'data');
+const LOCOMO = join(DATA, 'locomo', 'locomo10.json');
+const RHELM = join(DATA, 'rhelm');
+const tmp = mkdtempSync(join(tmpdir(), 'memsteer-gen-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+function expectSound(history: History, items: QAItem[]): void {
+  const byId = new Map(history.records.map((r) => [r.id, r]));
+  expect(items.length).toBeGreaterThanOrEqual(200);
+  const splits = new Set(items.map((i) => i.split));
+  expect(splits).toEqual(new Set(['train', 'val']));
+  for (const item of items) {
+    expect(QAItemSchema.safeParse(item).success).toBe(true);
+    expect(item.generator).toBe(RULE_BASED_GENERATOR);
+    expect(item.evidence.length).toBeGreaterThan(0);
+    for (const e of item.evidence) {
+      const r = byId.get(e.record);
+      expect(r, `${item.id}: evidence ${e.record} is a record`).toBeDefined();
+      expect(verifySpan(r!.text, e.span!, e.quote), `${item.id}: span of ${e.record}`).toBe(true);
+      expect(r!.text.slice(e.span![0], e.span![1])).toBe(e.quote);
+    }
+  }
+  // Split by bundle: no bundle on both sides.
+  const side = new Map<string, string>();
+  for (const item of items) {
+    const b = String(item.meta!.bundle);
+    expect(side.get(b) ?? item.split).toBe(item.split);
+    side.set(b, item.split!);
+  }
+  expect(new Set(items.map((i) => i.question.toLowerCase())).size).toBe(items.length);
+}
+
+describe.skipIf(!existsSync(LOCOMO))('offline generation on every LoCoMo conversation', () => {
+  const histories = existsSync(LOCOMO) ? loadHistoriesSync(`locomo:${LOCOMO}`) : [];
+  it.each(histories.map((h) => [h.id, h] as const))('%s: ≥ 200 checked items with a train/val split', async (_id, history) => {
+    const { items, summary } = await generateSupervision(history, { mode: 'offline', n: 300 });
+    expectSound(history, items);
+    expect(GenerationSummarySchema.parse(summary).kept).toBe(items.length);
+    expect(Object.keys(summary.byType).length).toBeGreaterThanOrEqual(3);
+  }, 120_000);
+});
+
+describe.skipIf(!existsSync(RHELM))('offline generation on every RHELM persona', () => {
+  const personas = existsSync(RHELM) ? loadHistoriesSync(`rhelm:${RHELM}`) : [];
+  it.each(personas.map((h) => [h.id, h] as const))('%s: ≥ 200 checked items with a train/val split', async (_id, history) => {
+    const { items, summary } = await generateSupervision(history, { mode: 'offline', n: 250 });
+    expectSound(history, items);
+    const kinds = new Set(items.flatMap((i) => i.evidence.map((e) => history.records.find((r) => r.id === e.record)!.kind)));
+    expect(kinds.has('turn')).toBe(true);
+    expect(summary.split.train + summary.split.val).toBe(items.length);
+  }, 180_000);
+});
+
+describe.skipIf(!existsSync(LOCOMO))('memsteer generate (CLI)', () => {
+  it('writes supervision, a summary and a progress journal, prints per-type counts, and resumes', async () => {
+    const out = join(tmp, 'conv-30.jsonl');
+    const io = captureIO();
+    const code = await main(['node', 'memsteer', 'generate', '--history', `locomo:${LOCOMO}#conv-30`, '--out', out, '--n', '220', '--offline'], io);
+    expect(io.stderr).toBe('');
+    expect(code).toBe(0);
+    expect(io.stdout).toMatch(/single-hop/);
+    expect(io.stdout).toMatch(/aggregation/);
+    const items = readJsonl(out, QAItemSchema);
+    expect(items).toHaveLength(220);
+    const summary = GenerationSummarySchema.array().parse(JSON.parse(readFileSync(`${out}.summary.json`, 'utf8')));
+    expect(summary[0]!.kept).toBe(220);
+    expect(existsSync(`${out}.progress.jsonl`)).toBe(true);
+
+    // A second run with the same settings continues from the journal: same items, nothing regenerated.
+    const io2 = captureIO();
+    expect(await main(['node', 'memsteer', 'generate', '--history', `locomo:${LOCOMO}#conv-30`, '--out', out, '--n', '220', '--offline', '--json'], io2)).toBe(0);
+    const again = GenerationSummarySchema.parse(JSON.parse(io2.stdout));
+    expect(again.resumedBundles).toBe(summary[0]!.bundles);
+    expect(readJsonl(out, QAItemSchema).map((i) => i.id)).toEqual(items.map((i) => i.id));
+
+    const io3 = captureIO();
+    expect(await main(['node', 'memsteer', 'generate', '--quality', out, '--history', `locomo:${LOCOMO}#conv-30`, '--json'], io3)).toBe(0);
+    const report = JSON.parse(io3.stdout) as { items: number; rates: Record<string, number> };
+    expect(report.items).toBe(220);
+    expect(report.rates.evidenceSupport).toBe(1);
+    expect(report.rates.questionClarity).toBe(1);
+    expect(report.rates.answerSupport).toBeGreaterThan(0.8);
+  }, 120_000);
+
+  it('rejects a bad option with an actionable error', async () => {
+    const io = captureIO();
+    const code = await main(['node', 'memsteer', 'generate', '--history', `locomo:${LOCOMO}#conv-30`, '--out', join(tmp, 'x.jsonl'), '--types', 'riddles'], io);
+    expect(code).toBe(1);
+    expect(io.stderr).toMatch(/E_BAD_OPTION.*riddles/);
+  });
+});
