@@ -1,0 +1,25 @@
+export { Archive, ArchiveError, createArchive, openArchive, type ArchiveOptions, type NewProgram } from './archive.ts';
+export { buildState, type SearchState } from './state.ts';
+export { canonicalJson, programId, sha256 } from './program-id.ts';
+export { collectVersions, readGitCommit } from './environment.ts';
+export { readEventLog, type EventLog } from './events.ts';
+export {
+  ARCHIVE_FORMAT,
+  CostSchema,
+  DecisionSchema,
+  EventSchema,
+  FailureSchema,
+  ManifestSchema,
+  ProgramRecordSchema,
+  ProgramStatus,
+  ScoresSchema,
+  type ArchiveEvent,
+  type Cost,
+  type Decision,
+  type Failure,
+  type Manifest,
+  type ManifestInput,
+  type NewEvent,
+  type ProgramRecord,
+  type Scores,
+} from './schemas.ts';

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { diffSources } from '../src/design/diff.ts';
+
+const lines = (n: number, f = (i: number) => `line ${i}`) => Array.from({ length: n }, (_, i) => f(i + 1)).join('\n') + '\n';
+
+describe('diffSources', () => {
+  it('is empty for equal sources', () => {
+    expect(diffSources('a\nb\n', 'a\nb\n')).toBe('');
+  });
+
+  it('writes unified hunks with context and line numbers', () => {
+    const a = lines(20);
+    const b = lines(20, (i) => (i === 3 ? 'changed 3' : i === 18 ? 'changed 18' : `line ${i}`)).replace('line 10\n', 'line 10\ninserted\n');
+    expect(diffSources(a, b, { from: 'seed.ts', to: 'best.ts', context: 2 })).toBe(
+      [
+        '--- seed.ts',
+        '+++ best.ts',
+        '@@ -1,5 +1,5 @@',
+        ' line 1',
+        ' line 2',
+        '-line 3',
+        '+changed 3',
+        ' line 4',
+        ' line 5',
+        '@@ -9,4 +9,5 @@',
+        ' line 9',
+        ' line 10',
+        '+inserted',
+        ' line 11',
+        ' line 12',
+        '@@ -16,5 +17,5 @@',
+        ' line 16',
+        ' line 17',
+        '-line 18',
+        '+changed 18',
+        ' line 19',
+        ' line 20',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('merges nearby changes into one hunk and handles pure insertions and deletions', () => {
+    const d = diffSources('a\nb\nc\nd\n', 'a\nc\nd\ne\n', { context: 1 });
+    expect(d).toBe(['--- a', '+++ b', '@@ -1,4 +1,4 @@', ' a', '-b', ' c', ' d', '+e', ''].join('\n'));
+    expect(diffSources('', 'x\n')).toBe(['--- a', '+++ b', '@@ -0,0 +1,1 @@', '+x', ''].join('\n'));
+    expect(diffSources('x\n', '')).toBe(['--- a', '+++ b', '@@ -1,1 +0,0 @@', '-x', ''].join('\n'));
+  });
+});
