@@ -1,0 +1,379 @@
+/**
+ * The in-isolate half of the sandbox, as plain JavaScript that the runner compiles once per isolate,
+ * before the design's script. It
+ *  - captures the built-ins it relies on before any design code runs (a design may tamper with
+ *    prototypes; that only hurts the design itself, never the protocol with the host);
+ *  - seeds Math.random (mulberry32), fixes Date / Date.now, removes WebAssembly and SharedArrayBuffer
+ *    (their memory is not reliably covered by the isolate's memoryLimit);
+ *  - wraps the host callbacks the runner installed as `__h_*` globals into the contract's `Tools`,
+ *    then deletes those globals so designs only reach the host through `tools`;
+ *  - keeps the Memory inside the isolate and validates every stage result before it crosses.
+ *
+ * Protocol: the script's completion value is `{ load, call, awaitPending }`. `call(op, argJson)` returns a
+ * string whose first character says what it is:
+ *   'R' + JSON   the validated result
+ *   'P'          the stage returned a promise; `awaitPending()` resolves to one of the other strings
+ *   'E' + text   the design threw (text describes the thrown value)
+ *   'M' + text   the design returned something malformed (or too large)
+ * Strings are the only thing that crosses, so the host never copies an object graph it did not ask for
+ * and caps sizes before parsing.
+ *
+ * The source avoids template literals so it can live in a String.raw literal.
+ */
+export const PRELUDE_JS = String.raw`(function () {
+'use strict';
+var G = globalThis;
+var cfg = G.__h_config;
+var h = {
+  bm25Index: G.__h_bm25Index, bm25Search: G.__h_bm25Search,
+  tokenize: G.__h_tokenize, stem: G.__h_stem, isStopword: G.__h_isStopword, terms: G.__h_terms,
+  countTokens: G.__h_countTokens, log: G.__h_log, embed: G.__h_embed, llm: G.__h_llm
+};
+var hostNames = ['__h_config', '__h_bm25Index', '__h_bm25Search', '__h_tokenize', '__h_stem', '__h_isStopword',
+  '__h_terms', '__h_countTokens', '__h_log', '__h_embed', '__h_llm'];
+for (var i = 0; i < hostNames.length; i++) delete G[hostNames[i]];
+
+// Built-ins captured before design code can replace them.
+var ReflectApply = Reflect.apply;
+var JSONparse = JSON.parse;
+var JSONstringify = JSON.stringify;
+var ArrayIsArray = Array.isArray;
+var NumberIsFinite = Number.isFinite;
+var ObjectFreeze = Object.freeze;
+var ObjectCreate = Object.create;
+var ObjectDefineProperty = Object.defineProperty;
+var ObjectGetPrototypeOf = Object.getPrototypeOf;
+var ObjectPrototype = Object.prototype;
+var StringC = String;
+var StringSlice = String.prototype.slice;
+var ArrayPush = Array.prototype.push;
+var MapC = Map;
+var MapGet = Map.prototype.get;
+var MapSet = Map.prototype.set;
+var MapHas = Map.prototype.has;
+var SetC = Set;
+var SetAdd = Set.prototype.add;
+var SetHas = Set.prototype.has;
+var ErrorC = Error;
+var TypeErrorC = TypeError;
+var RangeErrorC = RangeError;
+var PromiseC = Promise;
+var PromiseResolve = Promise.resolve;
+var PromiseThen = Promise.prototype.then;
+var RealDate = Date;
+var MAX_TEXT = 10000000;
+var MAX_RESULT = cfg.maxResultChars;
+
+function slice(s, a, b) { return ReflectApply(StringSlice, s, [a, b]); }
+function mapGet(m, k) { return ReflectApply(MapGet, m, [k]); }
+function mapSet(m, k, v) { ReflectApply(MapSet, m, [k, v]); }
+function mapHas(m, k) { return ReflectApply(MapHas, m, [k]); }
+function setAdd(s, v) { ReflectApply(SetAdd, s, [v]); }
+function setHas(s, v) { return ReflectApply(SetHas, s, [v]); }
+function push(a, v) { ReflectApply(ArrayPush, a, [v]); }
+function str(v, what) {
+  var s = typeof v === 'string' ? v : StringC(v);
+  if (s.length > MAX_TEXT) throw new RangeErrorC(what + ': text of ' + s.length + ' chars is over the ' + MAX_TEXT + ' limit');
+  return s;
+}
+
+// ── Determinism: seeded Math.random, fixed clock, no out-of-heap memory. ──
+var seed = cfg.seed >>> 0;
+Math.random = function random() {
+  seed = (seed + 0x6D2B79F5) >>> 0;
+  var t = seed;
+  t = Math.imul(t ^ (t >>> 15), t | 1);
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+};
+var NOW = cfg.now;
+function FixedDate() {
+  var args = arguments;
+  if (new.target === undefined) return new RealDate(NOW).toString();
+  var list = [];
+  for (var j = 0; j < args.length; j++) list[j] = args[j];
+  return Reflect.construct(RealDate, list.length === 0 ? [NOW] : list, new.target);
+}
+FixedDate.prototype = RealDate.prototype;
+FixedDate.now = function now() { return NOW; };
+FixedDate.parse = RealDate.parse;
+FixedDate.UTC = RealDate.UTC;
+ObjectDefineProperty(RealDate.prototype, 'constructor', { value: FixedDate, writable: true, configurable: true });
+ObjectDefineProperty(G, 'Date', { value: FixedDate, writable: true, configurable: true });
+delete G.WebAssembly;
+delete G.SharedArrayBuffer;
+delete G.Atomics;
+
+// ── Tools: the contract's capabilities over the host callbacks. ──
+function plainDocs(docs) {
+  if (!ArrayIsArray(docs)) throw new TypeErrorC('tools.bm25.index: docs must be an array of {id, text}');
+  var out = [];
+  var total = 0;
+  for (var j = 0; j < docs.length; j++) {
+    var d = docs[j];
+    if (d === null || typeof d !== 'object') throw new TypeErrorC('tools.bm25.index: docs[' + j + '] is not an object');
+    var id = StringC(d.id);
+    var text = typeof d.text === 'string' ? d.text : StringC(d.text);
+    total += text.length;
+    if (total > 50000000) throw new RangeErrorC('tools.bm25.index: over 50M chars of text');
+    out[j] = { id: id, text: text };
+  }
+  return out;
+}
+function plainBm25Options(o) {
+  if (o === undefined || o === null) return {};
+  var r = {};
+  if (o.stem !== undefined) r.stem = !!o.stem;
+  if (o.stopwords !== undefined) r.stopwords = !!o.stopwords;
+  if (o.k1 !== undefined) r.k1 = +o.k1;
+  if (o.b !== undefined) r.b = +o.b;
+  return r;
+}
+function makeIndex(handle, size) {
+  return ObjectFreeze({
+    size: size,
+    search: function search(query, k) {
+      return h.bm25Search(handle, str(query, 'bm25.search'), k === undefined ? 10 : +k);
+    }
+  });
+}
+function plainStrings(list, what) {
+  if (!ArrayIsArray(list)) throw new TypeErrorC(what + ': expected an array of strings');
+  var out = [];
+  for (var j = 0; j < list.length; j++) out[j] = str(list[j], what);
+  return out;
+}
+function plainMessages(messages) {
+  if (typeof messages === 'string') return str(messages, 'llm.complete');
+  if (!ArrayIsArray(messages)) throw new TypeErrorC('tools.llm.complete: messages must be a string or {role, content}[]');
+  var out = [];
+  for (var j = 0; j < messages.length; j++) {
+    var m = messages[j];
+    out[j] = { role: StringC(m && m.role), content: str(m && m.content, 'llm.complete') };
+  }
+  return out;
+}
+var tools = ObjectFreeze({
+  bm25: ObjectFreeze({
+    index: function index(docs, options) {
+      var r = h.bm25Index(plainDocs(docs), plainBm25Options(options));
+      return makeIndex(r.handle, r.size);
+    }
+  }),
+  text: ObjectFreeze({
+    tokenize: function tokenize(text) { return h.tokenize(str(text, 'text.tokenize')); },
+    stem: function stem(word) { return h.stem(str(word, 'text.stem')); },
+    isStopword: function isStopword(word) { return h.isStopword(str(word, 'text.isStopword')); },
+    terms: function terms(text) { return h.terms(str(text, 'text.terms')); }
+  }),
+  embed: ObjectFreeze({
+    dim: cfg.embedDim,
+    model: cfg.embedModel,
+    embed: function embed(texts) {
+      return h.embed.apply(undefined, [plainStrings(texts, 'embed')], { arguments: { copy: true }, result: { promise: true, copy: true } });
+    }
+  }),
+  llm: ObjectFreeze({
+    available: cfg.llmAvailable,
+    complete: function complete(messages, options) {
+      var o = {};
+      if (options && options.maxTokens !== undefined) o.maxTokens = +options.maxTokens;
+      if (options && options.temperature !== undefined) o.temperature = +options.temperature;
+      return h.llm.apply(undefined, [plainMessages(messages), o], { arguments: { copy: true }, result: { promise: true, copy: true } });
+    }
+  }),
+  countTokens: function countTokens(text) { return h.countTokens(str(text, 'countTokens')); },
+  log: function log(message) {
+    var s = typeof message === 'string' ? message : StringC(message);
+    h.log(s.length > 2000 ? slice(s, 0, 2000) : s);
+  }
+});
+
+// ── Stage results: validated here, where the memory is. ──
+var design = null;
+var memory = null;
+var recordIds = null;
+var unitIndex = null;
+var pending = null;
+
+function Malformed(message) { this.message = message; }
+
+function describe(e) {
+  try {
+    if (e instanceof Malformed) return e.message;
+    if (e instanceof ErrorC) {
+      var name = typeof e.name === 'string' ? e.name : 'Error';
+      var msg = typeof e.message === 'string' ? e.message : '';
+      return slice(name + ': ' + msg, 0, 2000);
+    }
+    if (e === null) return 'threw null';
+    if (e === undefined) return 'threw undefined';
+    if (typeof e === 'object') {
+      var json;
+      try { json = JSONstringify(e); } catch (x) { json = undefined; }
+      return 'threw a non-Error object' + (typeof json === 'string' ? ': ' + slice(json, 0, 500) : '');
+    }
+    return 'threw a non-Error ' + typeof e + ': ' + slice(StringC(e), 0, 500);
+  } catch (x) {
+    return 'threw a value that cannot be described';
+  }
+}
+
+function isObject(v) { return v !== null && typeof v === 'object'; }
+
+function indexUnits(units, what) {
+  var index = new MapC();
+  for (var j = 0; j < units.length; j++) {
+    var u = units[j];
+    var at = what + '.units[' + j + ']';
+    if (!isObject(u)) throw new Malformed(at + ' is not an object');
+    if (typeof u.id !== 'string' || u.id.length === 0) throw new Malformed(at + '.id must be a non-empty string');
+    if (typeof u.text !== 'string') throw new Malformed(at + '.text must be a string (unit ' + u.id + ')');
+    if (!ArrayIsArray(u.sources)) throw new Malformed(at + '.sources must be an array of record ids (unit ' + u.id + ')');
+    for (var k = 0; k < u.sources.length; k++) {
+      var s = u.sources[k];
+      if (typeof s !== 'string' || !setHas(recordIds, s)) {
+        throw new Malformed(at + '.sources[' + k + '] = ' + slice(StringC(JSONstringify(s)), 0, 100) + ' is not the id of a stored record (unit ' + u.id + ')');
+      }
+    }
+    if (u.time !== undefined && typeof u.time !== 'string') throw new Malformed(at + '.time must be a string when set (unit ' + u.id + ')');
+    if (u.meta !== undefined && !isObject(u.meta)) throw new Malformed(at + '.meta must be an object when set (unit ' + u.id + ')');
+    if (mapHas(index, u.id)) throw new Malformed(what + ': duplicate unit id ' + slice(u.id, 0, 100));
+    mapSet(index, u.id, u);
+  }
+  return index;
+}
+
+function takeMemory(m) {
+  if (!isObject(m) || !ArrayIsArray(m.units)) throw new Malformed('store must return a Memory: { units: MemoryUnit[], state? }');
+  unitIndex = indexUnits(m.units, 'memory');
+  memory = m;
+  var chars = 0;
+  for (var j = 0; j < m.units.length; j++) chars += m.units[j].text.length;
+  return JSONstringify({ units: m.units.length, textChars: chars });
+}
+
+function knownUnit(id) {
+  if (typeof id !== 'string') return false;
+  if (mapHas(unitIndex, id)) return true;
+  // The design may have grown memory.units after store; re-index once before calling the id unknown.
+  unitIndex = indexUnits(memory.units, 'memory');
+  return mapHas(unitIndex, id);
+}
+
+function takeHits(hits) {
+  if (!ArrayIsArray(hits)) throw new Malformed('retrieve must return Hit[] ({unit, score}[])');
+  if (hits.length > MAX_RESULT / 16) throw new Malformed('retrieve returned ' + hits.length + ' hits, over the result size limit');
+  var out = [];
+  for (var j = 0; j < hits.length; j++) {
+    var x = hits[j];
+    if (!isObject(x)) throw new Malformed('hits[' + j + '] is not an object');
+    if (!knownUnit(x.unit)) throw new Malformed('hits[' + j + '].unit = ' + slice(StringC(JSONstringify(x.unit)), 0, 100) + ' is not a unit id in memory');
+    if (typeof x.score !== 'number' || !NumberIsFinite(x.score)) throw new Malformed('hits[' + j + '].score must be a finite number (unit ' + x.unit + ')');
+    out[j] = { unit: x.unit, score: x.score };
+  }
+  return JSONstringify(out);
+}
+
+function takeContext(c) {
+  if (!isObject(c)) throw new Malformed('context must return { text, units }');
+  if (typeof c.text !== 'string') throw new Malformed('context.text must be a string');
+  if (c.text.length > MAX_RESULT) throw new Malformed('context.text is ' + c.text.length + ' chars, over the ' + MAX_RESULT + ' limit');
+  if (!ArrayIsArray(c.units)) throw new Malformed('context.units must be an array of unit ids');
+  var units = [];
+  for (var j = 0; j < c.units.length; j++) {
+    if (!knownUnit(c.units[j])) throw new Malformed('context.units[' + j + '] = ' + slice(StringC(JSONstringify(c.units[j])), 0, 100) + ' is not a unit id in memory');
+    units[j] = c.units[j];
+  }
+  return JSONstringify({ text: c.text, units: units });
+}
+
+function unitsReport() {
+  if (memory === null) throw new Malformed('no memory yet: store has not succeeded');
+  unitIndex = indexUnits(memory.units, 'memory');
+  var out = [];
+  for (var j = 0; j < memory.units.length; j++) {
+    var u = memory.units[j];
+    var r = { id: u.id, sources: u.sources, textLength: u.text.length };
+    if (u.time !== undefined) r.time = u.time;
+    out[j] = r;
+  }
+  return JSONstringify(out);
+}
+
+function encode(json) {
+  if (typeof json !== 'string') return 'Mresult is not serialisable';
+  if (json.length > MAX_RESULT) return 'Mresult is ' + json.length + ' chars of JSON, over the ' + MAX_RESULT + ' limit';
+  return 'R' + json;
+}
+function fail(e) { return (e instanceof Malformed ? 'M' : 'E') + describe(e); }
+
+function finish(op, value) {
+  try {
+    if (op === 'store') return encode(takeMemory(value));
+    if (op === 'retrieve') return encode(takeHits(value));
+    return encode(takeContext(value));
+  } catch (e) {
+    return e instanceof Malformed ? fail(e) : 'M' + describe(e);
+  }
+}
+
+function isThenable(v) {
+  return v !== null && (typeof v === 'object' || typeof v === 'function') && typeof v.then === 'function';
+}
+
+function call(op, argJson) {
+  pending = null;
+  try {
+    if (design === null) return 'Mthe design is not loaded';
+    if (op === 'units') return encode(unitsReport());
+    var arg = JSONparse(argJson);
+    var r;
+    if (op === 'store') {
+      var ids = new SetC();
+      for (var j = 0; j < arg.length; j++) setAdd(ids, arg[j].id);
+      recordIds = ids;
+      memory = null;
+      unitIndex = null;
+      r = ReflectApply(design.store, design, [arg, tools]);
+    } else {
+      if (memory === null) return 'Mno memory yet: store has not succeeded';
+      if (op === 'retrieve') r = ReflectApply(design.retrieve, design, [arg.q, memory, tools]);
+      else r = ReflectApply(design.context, design, [arg.q, arg.hits, memory, tools, arg.budget]);
+    }
+    if (isThenable(r)) {
+      pending = ReflectApply(PromiseThen, ReflectApply(PromiseResolve, PromiseC, [r]), [
+        function (v) { return finish(op, v); },
+        function (e) { return fail(e); }
+      ]);
+      return 'P';
+    }
+    return finish(op, r);
+  } catch (e) {
+    return fail(e);
+  }
+}
+
+function awaitPending() {
+  return pending === null ? 'Mnothing is pending' : pending;
+}
+
+function load() {
+  try {
+    var mod = G.__memsteerDesign;
+    // The compiled script declares it with 'var' (not deletable); clearing it is enough.
+    G.__memsteerDesign = undefined;
+    var d = isObject(mod) ? mod.default : undefined;
+    if (!isObject(d) && typeof d !== 'function') return 'Mthe design has no default export object';
+    if (typeof d.store !== 'function' || typeof d.retrieve !== 'function' || typeof d.context !== 'function') {
+      return 'Mthe default export must have store, retrieve and context functions';
+    }
+    design = d;
+    return 'R{}';
+  } catch (e) {
+    return fail(e);
+  }
+}
+
+return { load: load, call: call, awaitPending: awaitPending };
+})()`;
