@@ -1,0 +1,190 @@
+import { describe, expect, it } from 'vitest';
+import type { QAItem } from '../src/history/record.ts';
+import { pairedBootstrap } from '../src/evaluate/bootstrap.ts';
+import { createJudge, type Judge } from '../src/evaluate/judge.ts';
+import { dcgWeights, marginalUtility } from '../src/evaluate/marginal-utility.ts';
+import { contextRecall, recallAtK, tokenF1 } from '../src/evaluate/metrics.ts';
+import { scoreQuestion } from '../src/evaluate/score.ts';
+import { EvalSummarySchema, summarize } from '../src/evaluate/summary.ts';
+import type { QuestionTrace } from '../src/evaluate/trace.ts';
+
+const item = (over: Partial<QAItem>): QAItem => ({
+  id: 'q1',
+  history: 'h',
+  question: 'What pet does Caroline have?',
+  answer: 'guinea pig',
+  answerType: 'text',
+  evidence: [{ record: 'D1:3' }, { record: 'D2:5' }],
+  ...over,
+});
+
+/** A judge that records what it was asked and answers a fixed verdict. */
+function recordingJudge(correct: boolean): Judge & { calls: number } {
+  const j = {
+    kind: 'llm-judge' as const,
+    id: 'test-judge',
+    calls: 0,
+    async judge() {
+      j.calls++;
+      return { correct, by: 'llm-judge' as const };
+    },
+  };
+  return j;
+}
+
+describe('metrics', () => {
+  it('SQuAD F1 is unstemmed and drops articles', () => {
+    expect(tokenF1('the guinea pig', 'Guinea pig')).toBe(1);
+    expect(tokenF1('guinea pigs', 'guinea pig')).toBe(0.5);
+    expect(tokenF1('', '')).toBe(1);
+    expect(tokenF1('x', '')).toBe(0);
+  });
+  it('recall@k counts distinct gold records in the first k', () => {
+    expect(recallAtK(['a', 'b'], ['x', 'a', 'a', 'y', 'b'], [1, 2, 5])).toEqual({ '1': 0, '2': 0.5, '5': 1 });
+    expect(recallAtK([], ['a'], [1])).toEqual({});
+    expect(contextRecall(['a', 'b', 'c'], ['c', 'z'])).toBeCloseTo(1 / 3);
+    expect(contextRecall([], ['c'])).toBeUndefined();
+  });
+});
+
+describe('scoreQuestion', () => {
+  it('decides by exact match first and never asks the judge then', async () => {
+    const judge = recordingJudge(false);
+    const s = await scoreQuestion(item({}), { rankedRecords: ['D1:3', 'x', 'D2:5'], deliveredRecords: ['D1:3'], answer: 'A guinea pig.' }, { ks: [1, 3], judge });
+    expect(s).toEqual({ correct: true, correctBy: 'exact', f1: 1, recallAt: { '1': 0.5, '3': 1 }, contextRecall: 0.5 });
+    expect(judge.calls).toBe(0);
+  });
+  it('falls back to the judge when not an exact match', async () => {
+    const judge = recordingJudge(true);
+    const s = await scoreQuestion(item({}), { rankedRecords: [], deliveredRecords: [], answer: 'Oscar, her guinea pig' }, { ks: [1], judge });
+    expect(s.correct).toBe(true);
+    expect(s.correctBy).toBe('llm-judge');
+    expect(judge.calls).toBe(1);
+  });
+  it('uses the F1 threshold judge offline', async () => {
+    const judge = createJudge({ threshold: 0.5 });
+    expect(judge.kind).toBe('f1-threshold');
+    const good = await scoreQuestion(item({}), { rankedRecords: [], deliveredRecords: [], answer: 'her guinea pig' }, { ks: [1], judge });
+    expect(good).toMatchObject({ correct: true, correctBy: 'f1-threshold' });
+    expect(good.f1).toBeCloseTo(0.8);
+    const bad = await scoreQuestion(item({}), { rankedRecords: [], deliveredRecords: [], answer: 'a hamster named pig' }, { ks: [1], judge });
+    expect(bad).toMatchObject({ correct: false, correctBy: 'f1-threshold' });
+  });
+  it('scores a missing answer as wrong and keeps recall', async () => {
+    const s = await scoreQuestion(item({}), { rankedRecords: ['D2:5'], deliveredRecords: [], answer: null }, { ks: [1], judge: createJudge() });
+    expect(s).toMatchObject({ correct: false, f1: 0, recallAt: { '1': 0.5 }, contextRecall: 0 });
+  });
+  it('adds LoCoMo F1 for LoCoMo items and handles adversarial ones', async () => {
+    const judge = createJudge();
+    const multi = item({ generator: 'official:locomo', category: '1', answer: 'pottery, camping, painting, swimming', answerType: 'list' });
+    const s1 = await scoreQuestion(multi, { rankedRecords: [], deliveredRecords: [], answer: 'pottery, camping' }, { ks: [1], judge });
+    expect(s1.locomoF1).toBe(0.5);
+    const adv = item({ generator: 'official:locomo', category: '5', answer: 'Not mentioned' });
+    const s5 = await scoreQuestion(adv, { rankedRecords: [], deliveredRecords: [], answer: 'No information available' }, { ks: [1], judge });
+    expect(s5).toMatchObject({ correct: true, correctBy: 'exact', locomoF1: 1 });
+    const trap = await scoreQuestion(adv, { rankedRecords: [], deliveredRecords: [], answer: 'Sweden' }, { ks: [1], judge });
+    expect(trap).toMatchObject({ correct: false, locomoF1: 0 });
+    const other = await scoreQuestion(item({ category: '1' }), { rankedRecords: [], deliveredRecords: [], answer: 'x' }, { ks: [1], judge });
+    expect(other.locomoF1).toBeUndefined();
+    const forced = await scoreQuestion(item({ category: '4' }), { rankedRecords: [], deliveredRecords: [], answer: 'guinea pigs' }, { ks: [1], judge, dataset: 'locomo' });
+    expect(forced.locomoF1).toBe(1);
+  });
+  it('gives items without evidence an empty recallAt', async () => {
+    const s = await scoreQuestion(item({ evidence: [] }), { rankedRecords: ['a'], deliveredRecords: ['a'], answer: 'guinea pig' }, { ks: [1, 5], judge: createJudge() });
+    expect(s.recallAt).toEqual({});
+  });
+});
+
+function trace(over: Partial<QuestionTrace>): QuestionTrace {
+  return {
+    question: 'q',
+    history: 'h',
+    ranked: [],
+    rankedRecords: [],
+    delivered: [],
+    deliveredRecords: [],
+    contextTokens: 100,
+    contextText: '',
+    answer: 'x',
+    reference: 'x',
+    scores: { correct: true, correctBy: 'exact', f1: 1, recallAt: { '1': 1, '5': 1 }, contextRecall: 1 },
+    timeMs: { store: 1, retrieve: 2, context: 3, answer: 4 },
+    toolCalls: {},
+    llmTokens: { prompt: 1000, completion: 10 },
+    ...over,
+  };
+}
+
+describe('summarize', () => {
+  const traces: QuestionTrace[] = [
+    trace({ category: '1', scores: { correct: true, correctBy: 'exact', f1: 1, locomoF1: 1, recallAt: { '1': 1, '5': 1 }, contextRecall: 1 } }),
+    trace({ category: '1', contextTokens: 300, scores: { correct: false, correctBy: 'f1-threshold', f1: 0.2, locomoF1: 0.5, recallAt: { '1': 0, '5': 0.5 }, contextRecall: 0.5 } }),
+    trace({ category: '5', scores: { correct: true, correctBy: 'exact', f1: 0, locomoF1: 1, recallAt: {}, contextRecall: 0 } }),
+    trace({ category: '2', answer: null, scores: { correct: false, correctBy: 'f1-threshold', f1: 0, locomoF1: 0, recallAt: { '1': 0, '5': 0 }, contextRecall: 0 }, error: { stage: 'retrieve', kind: 'timeout', message: 't' } }),
+  ];
+  it('aggregates overall and per category', () => {
+    const s = summarize(traces, { price: { prompt: 1, completion: 2 } });
+    expect(EvalSummarySchema.parse(s)).toEqual(s);
+    expect(s.n).toBe(4);
+    expect(s.answered).toBe(3);
+    expect(s.accuracy).toBe(0.5);
+    expect(s.f1).toBeCloseTo(0.3);
+    // the no-evidence category-5 item stays out of recall means
+    expect(s.withEvidence).toBe(3);
+    expect(s.recallAt).toEqual({ '1': 1 / 3, '5': 0.5 });
+    expect(s.contextRecall).toBeCloseTo(0.5);
+    expect(s.meanContextTokens).toBe(150);
+    expect(s.errors).toEqual({ timeout: 1 });
+    expect(s.errorsByStage).toEqual({ retrieve: 1 });
+    expect(s.correctBy).toEqual({ exact: 2, 'f1-threshold': 2 });
+    expect(s.locomo).toEqual({ byCategory: { '1': 0.75, '2': 0, '5': 1 }, overall: 0.625, categories1to4: 0.5 });
+    expect(s.perCategory['1']).toMatchObject({ n: 2, accuracy: 0.5, locomoF1: 0.75, recallAt: { '1': 0.5, '5': 0.75 } });
+    expect(s.perCategory['5']!.contextRecall).toBeNull();
+    expect(s.cost).toEqual({ promptTokens: 4000, completionTokens: 40, dollars: (4000 + 80) / 1e6 });
+  });
+  it('reports unknown dollars as null, not 0', () => {
+    expect(summarize(traces).cost.dollars).toBeNull();
+    expect(summarize([]).n).toBe(0);
+  });
+});
+
+describe('pairedBootstrap', () => {
+  it('is seeded and finds a clear improvement', () => {
+    const a = Array.from({ length: 50 }, (_, i) => (i % 5 === 0 ? 0 : 1));
+    const b = Array.from({ length: 50 }, (_, i) => (i % 2 === 0 ? 0 : 1));
+    const r1 = pairedBootstrap(a, b, { iterations: 500, seed: 7 });
+    const r2 = pairedBootstrap(a, b, { iterations: 500, seed: 7 });
+    expect(r1).toEqual(r2);
+    expect(r1.meanDiff).toBeCloseTo(0.8 - 0.5);
+    expect(r1.ci95[0]).toBeGreaterThan(0);
+    expect(r1.ci95[1]).toBeLessThan(0.6);
+    expect(r1.pBetter).toBeGreaterThan(0.99);
+  });
+  it('says 0.5 for identical score vectors and rejects unpaired input', () => {
+    const same = pairedBootstrap([1, 0, 1], [1, 0, 1], { seed: 1 });
+    expect(same).toEqual({ meanDiff: 0, ci95: [0, 0], pBetter: 0.5 });
+    expect(() => pairedBootstrap([1], [1, 2])).toThrow(/equal lengths/);
+  });
+});
+
+describe('marginalUtility', () => {
+  it('weights improvements by normalised 1/log2(k+1)', async () => {
+    const w = dcgWeights([1, 3]);
+    expect(w[0]).toBeCloseTo(1 / (1 + 1 / 2));
+    expect(w[1]).toBeCloseTo(0.5 / 1.5);
+    const scores: Record<number, number> = { 0: 0.2, 1: 1, 3: 0.5 };
+    const asked: number[] = [];
+    const r = await marginalUtility(async (k) => {
+      asked.push(k);
+      return scores[k]!;
+    }, { ks: [1, 3] });
+    expect(asked).toEqual([0, 1, 3]);
+    expect(r.baseline).toBe(0.2);
+    expect(r.utility).toBeCloseTo((2 / 3) * 0.8 + (1 / 3) * 0.3);
+  });
+  it('is negative when memory hurts, zero when it changes nothing', async () => {
+    expect((await marginalUtility(async (k) => (k === 0 ? 1 : 0))).utility).toBeCloseTo(-1);
+    expect((await marginalUtility(async () => 0.4)).utility).toBe(0);
+    expect(() => dcgWeights([0])).toThrow(RangeError);
+  });
+});
