@@ -1,0 +1,236 @@
+import type { Command } from 'commander';
+import Table from 'cli-table3';
+import cliProgress from 'cli-progress';
+import { readFileSync, existsSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import type { CliIO } from '../io.ts';
+import { InputError } from '../../errors.ts';
+import { loadHistories } from '../../history/load.ts';
+import { QAItemSchema, type History, type QAItem } from '../../history/record.ts';
+import { readJsonl, writeJsonl } from '../../util/jsonl.ts';
+import { writeFileAtomic } from '../../util/atomic-write.ts';
+import { openLlmClient } from '../../llm/client.ts';
+import { compileDesign } from '../../design/compile.ts';
+import { createEvalPool, evaluateProgram, type EvalProgress, type EvaluationStats } from '../../evaluate/evaluate.ts';
+import { evalAnswererFrom, evalScorerFrom, summarizeTraces } from '../../evaluate/eval-adapters.ts';
+import { z } from 'zod';
+import { EvalSummarySchema, type EvalSummary, type MetricBlock } from '../../evaluate/summary.ts';
+import { QuestionTraceSchema, traceForFile } from '../../evaluate/trace-schema.ts';
+import type { QuestionTrace } from '../../evaluate/trace.ts';
+
+/** Context budget when `--budget` is not given (tokens as `countTokens` counts them). */
+export const DEFAULT_EVAL_BUDGET = 2000;
+
+export interface EvalCommandOptions {
+  history: string;
+  design: string;
+  questions: string;
+  budget: string;
+  categories?: string;
+  limit?: string;
+  json?: boolean;
+  traces?: string;
+  jobs?: string;
+  cache?: string;
+}
+
+const positiveInt = (flag: string, value: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new InputError('E_BAD_FLAG', `${flag} ${JSON.stringify(value)}: expected a positive whole number`);
+  return n;
+};
+
+/** The question set: the histories' official QA, or a supervision.jsonl file; then category filter and limit. */
+export function selectQuestions(histories: readonly History[], questions: string, categories?: string, limit?: number): QAItem[] {
+  let items: QAItem[];
+  if (questions === 'official') {
+    items = histories.flatMap((h) => h.qa);
+    if (items.length === 0) {
+      throw new InputError('E_NO_QUESTIONS', 'these histories have no official QA; pass --questions <supervision.jsonl> (e.g. from memsteer generate)');
+    }
+  } else {
+    const ids = new Set(histories.map((h) => h.id));
+    items = readJsonl(resolve(questions), QAItemSchema).filter((q) => ids.has(q.history));
+    if (items.length === 0) throw new InputError('E_NO_QUESTIONS', `${questions}: no question is about a loaded history (${[...ids].slice(0, 3).join(', ')}…)`, { file: questions });
+  }
+  if (categories) {
+    const keep = new Set(categories.split(',').map((c) => c.trim()).filter(Boolean));
+    items = items.filter((q) => q.category !== undefined && keep.has(q.category));
+    if (items.length === 0) throw new InputError('E_NO_QUESTIONS', `no question has a category in {${[...keep].join(', ')}}`);
+  }
+  return limit === undefined ? items : items.slice(0, limit);
+}
+
+/** What `--json` prints and what is written beside the traces (`<traces>.summary.json`). */
+export const EvalReportSchema = z.object({
+  design: z.string(),
+  program: z.string(),
+  history: z.string(),
+  questions: z.number().int(),
+  budget: z.number().int(),
+  answerer: z.string(),
+  judge: z.string(),
+  cached: z.boolean(),
+  summary: EvalSummarySchema,
+  stats: z.record(z.string(), z.unknown()),
+  traces: z.string(),
+});
+
+const pct = (x: number) => (x * 100).toFixed(1);
+
+/** The summary table `memsteer eval` prints: one row per category (when there are several), then all. */
+export function renderEvalTable(summary: EvalSummary, ks: readonly number[]): string {
+  const table = new Table({
+    head: ['category', 'n', ...ks.map((k) => `R@${k}`), 'ctx recall', 'accuracy', 'F1', 'LoCoMo F1', 'ctx tokens', 'errors'],
+    style: { head: [], border: [], compact: true },
+  });
+  const row = (name: string, b: MetricBlock) => [
+    name,
+    String(b.n),
+    ...ks.map((k) => (b.withEvidence ? pct(b.recallAt[String(k)] ?? 0) : '–')),
+    b.contextRecall === null ? '–' : pct(b.contextRecall),
+    pct(b.accuracy),
+    pct(b.f1),
+    b.locomoF1 === null ? '–' : pct(b.locomoF1),
+    b.meanContextTokens.toFixed(0),
+    String(Object.values(b.errors).reduce((a, c) => a + c, 0)),
+  ];
+  const cats = Object.keys(summary.perCategory).sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+  if (cats.length > 1) for (const c of cats) table.push(row(c, summary.perCategory[c]!));
+  table.push(row('all', summary));
+  return table.toString();
+}
+
+function errorLines(traces: readonly QuestionTrace[]): string[] {
+  const counts = new Map<string, number>();
+  for (const t of traces) {
+    if (!t.error) continue;
+    const key = `${t.error.stage}/${t.error.kind}: ${t.error.message.split('\n')[0]!.slice(0, 160)}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return [...counts.entries()].sort((a, b) => b[1] - a[1]).slice(0, 10).map(([k, n]) => `  ${n} × ${k}`);
+}
+
+function defaultTracesPath(): string {
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  return resolve('archive', `eval-${stamp}`, 'traces.jsonl');
+}
+
+/** `memsteer eval`: run a design over histories and a question set in the sandbox pool and score it. */
+export async function runEvalCommand(opts: EvalCommandOptions, io: CliIO): Promise<void> {
+  const designPath = resolve(opts.design);
+  if (!existsSync(designPath)) throw new InputError('E_NO_FILE', `${opts.design}: design file not found`, { file: opts.design });
+  const budget = positiveInt('--budget', opts.budget);
+  const limit = opts.limit === undefined ? undefined : positiveInt('--limit', opts.limit);
+  const jobs = opts.jobs === undefined ? undefined : positiveInt('--jobs', opts.jobs);
+  const ks = [1, 5, 10];
+
+  const compiled = await compileDesign(readFileSync(designPath, 'utf8'), { fileName: basename(designPath) });
+  if (!compiled.ok) {
+    const first = compiled.diagnostics[0];
+    for (const d of compiled.diagnostics.slice(1, 20)) io.err(`${opts.design}:${d.line}:${d.column}: ${d.code}: ${d.message}\n`);
+    throw new InputError(
+      'E_COMPILE',
+      `${opts.design}:${first?.line ?? 1}:${first?.column ?? 1}: ${first ? `${first.code}: ${first.message}` : 'does not compile'}` +
+        (compiled.diagnostics.length > 1 ? ` (and ${compiled.diagnostics.length - 1} more above)` : ''),
+      { file: opts.design, ...(first ? { line: first.line } : {}) },
+    );
+  }
+
+  const histories = await loadHistories(opts.history);
+  const questions = selectQuestions(histories, opts.questions, opts.categories, limit);
+  const client = openLlmClient();
+  const answerer = evalAnswererFrom(client);
+  const scorer = evalScorerFrom(client);
+  const pool = createEvalPool({ ...(jobs ? { size: jobs } : {}), ...(client ? { llm: client } : {}) });
+
+  const bar = io.interactive
+    ? new cliProgress.SingleBar(
+        {
+          format: 'eval {bar} {value}/{total} questions | groups {groupsDone}/{groups} | failed {failed} | {history}',
+          stream: { write: (s: string) => io.err(s), isTTY: true } as unknown as NodeJS.WritableStream,
+          hideCursor: true,
+          clearOnComplete: true,
+        },
+        cliProgress.Presets.shades_classic,
+      )
+    : null;
+  bar?.start(questions.length, 0, { groupsDone: 0, groups: 0, failed: 0, history: '' });
+  const onProgress = (p: EvalProgress) => bar?.update(p.done, { groupsDone: p.groupsDone, groups: p.groups, failed: p.failed, history: p.history });
+
+  let result;
+  try {
+    result = await evaluateProgram({
+      program: compiled.program,
+      histories,
+      questions,
+      budget: { tokens: budget },
+      answerer,
+      score: scorer.score,
+      judgeId: scorer.judgeId,
+      summarize: summarizeTraces,
+      pool,
+      ks,
+      onProgress,
+      ...(opts.cache ? { cacheDir: resolve(opts.cache) } : {}),
+    });
+  } finally {
+    bar?.stop();
+    await pool.close();
+  }
+
+  const tracesPath = resolve(opts.traces ?? defaultTracesPath());
+  writeJsonl(tracesPath, result.traces.map(traceForFile), QuestionTraceSchema);
+  const report = {
+    design: designPath,
+    program: compiled.program.hash,
+    history: opts.history,
+    questions: questions.length,
+    budget,
+    answerer: answerer.id,
+    judge: scorer.judgeId,
+    cached: result.cached,
+    summary: result.summary,
+    stats: result.stats,
+    traces: tracesPath,
+  };
+  writeFileAtomic(join(tracesPath, '..', `${basename(tracesPath, '.jsonl')}.summary.json`), JSON.stringify(EvalReportSchema.parse(report), null, 2) + '\n');
+  if (opts.json) {
+    io.out(JSON.stringify(report, null, 2) + '\n');
+    return;
+  }
+  io.out(`${basename(designPath)} on ${opts.history}: ${questions.length} questions, budget ${budget} tokens, answerer ${answerer.id}${result.cached ? ' (cached)' : ''}\n`);
+  io.out(renderEvalTable(result.summary, ks) + '\n');
+  io.out(describeStats(result.stats) + '\n');
+  const errs = errorLines(result.traces);
+  if (errs.length) io.out(`errors:\n${errs.join('\n')}\n`);
+  io.out(`traces: ${tracesPath}\n`);
+}
+
+function describeStats(s: EvaluationStats): string {
+  const sec = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+  const tokens = s.llmTokens.prompt + s.llmTokens.completion;
+  return (
+    `time ${sec(s.ms)} (${(s.questions / Math.max(s.ms / 1000, 1e-9)).toFixed(1)} questions/s); ` +
+    `${s.groups} memory builds, ${s.failedGroups} failed, ${s.crashes} sandbox crashes; ` +
+    `store ${sec(s.phaseMs.store)}, retrieve ${sec(s.phaseMs.retrieve)}, context ${sec(s.phaseMs.context)}, answer+score ${sec(s.phaseMs.answer)} (summed over processes); ` +
+    `LLM tokens ${tokens}`
+  );
+}
+
+export function register(program: Command, io: CliIO): void {
+  program
+    .command('eval')
+    .description('Run a memory design over histories and a question set in the sandbox pool, and score it')
+    .requiredOption('--history <source>', 'history source: <format>:<path>[#<history>]')
+    .requiredOption('--design <file.ts>', 'the memory design (a TypeScript module against sandbox/contract.ts)')
+    .option('--questions <official|file>', "'official' (the histories' own QA) or a supervision.jsonl file", 'official')
+    .option('--budget <tokens>', 'context budget in tokens', String(DEFAULT_EVAL_BUDGET))
+    .option('--categories <list>', 'only these question categories, comma-separated (e.g. 1,2,3,4)')
+    .option('--limit <n>', 'only the first n questions (after --categories)')
+    .option('--jobs <n>', 'sandbox processes (default: available parallelism)')
+    .option('--cache <dir>', 'cache evaluation results on disk here')
+    .option('--traces <file>', 'where to write traces (JSONL; default archive/eval-<timestamp>/traces.jsonl)')
+    .option('--json', 'print the report as JSON')
+    .action(async (opts: EvalCommandOptions) => runEvalCommand(opts, io));
+}

@@ -1,0 +1,48 @@
+/**
+ * Handler module of the evaluation pool: loaded once per child process by pool-worker.ts. Its imports
+ * (isolated-vm, the host tools and their process-wide bm25 index cache) stay loaded across tasks, so every
+ * candidate after the first runs warm.
+ */
+import type { LlmMessage, SourceRecord } from '../../sandbox/contract.ts';
+import type { CompiledProgram, HostToolsOptions } from './sandbox-api.ts';
+import type { TaskContext, TaskHandler } from './pool.ts';
+import { createHostTools, bm25CacheStats } from './host-tools/host-tools.ts';
+import { createSandbox } from './sandbox-runner.ts';
+import { runGroup, type GroupTask } from './eval-group.ts';
+
+/** Names of the host calls the evaluation pool offers its children. */
+export const HOST_CALL_LLM = 'llm';
+export const HOST_CALL_EMBED = 'embed';
+
+export interface LlmCallArgs {
+  messages: LlmMessage[];
+  options: { maxTokens?: number; temperature?: number };
+}
+export interface LlmCallReply {
+  text: string;
+  promptTokens: number;
+  completionTokens: number;
+}
+
+function bridge(task: GroupTask, ctx: TaskContext): Pick<HostToolsOptions, 'llm' | 'embedder'> {
+  const out: Pick<HostToolsOptions, 'llm' | 'embedder'> = {};
+  if (task.bridge.llm) {
+    out.llm = (messages, options) => ctx.callHost<LlmCallReply>(HOST_CALL_LLM, { messages, options } satisfies LlmCallArgs);
+  }
+  if (task.bridge.embedder) {
+    const { model, dim } = task.bridge.embedder;
+    out.embedder = { model, dim, embed: (texts) => ctx.callHost<number[][]>(HOST_CALL_EMBED, texts) };
+  }
+  return out;
+}
+
+export const handlers: Record<string, TaskHandler> = {
+  async evalGroup(task: GroupTask, ctx: TaskContext) {
+    const program = ctx.blob<CompiledProgram>(task.programKey);
+    const records = ctx.blob<SourceRecord[]>(task.recordsKey);
+    return runGroup(task, program, records, { createHostTools, createSandbox }, bridge(task, ctx));
+  },
+  bm25Stats() {
+    return bm25CacheStats();
+  },
+};

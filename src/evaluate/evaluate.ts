@@ -1,0 +1,452 @@
+/**
+ * Runs a compiled memory design over histories and a question set, and scores it.
+ *
+ * How a run goes:
+ * 1. Questions are grouped per history by the records they may see (see the date protocol below). Each group
+ *    is one pool task: a fresh isolate `store`s that group's records, then `retrieve` + `context` run for each
+ *    of its questions. The program and each history's records are sent once per child process (by hash), and
+ *    tasks go preferably to the process that already holds their history.
+ * 2. On the host, as groups finish, the fixed answerer reads each context and the answer is scored
+ *    (correctness, F1, LoCoMo F1, evidence recall@k, context recall). Cost is summed over the run.
+ *
+ * Question-date protocol (RHELM's): when a question has a `date`, no record dated after that date can reach its
+ * context, and the host enforces it, not the design. Memory is built once per distinct question date, from only
+ * the records dated on or before it (a date-only question date includes that whole day; records without a time
+ * are always kept), in a fresh isolate, and that date's questions run against it. Dates with no new record
+ * between them share one build. Questions without a date share one memory over all records.
+ *
+ * Failures: a design that fails in `store` (or cannot load) fails every question of that group with that
+ * reason; a failure in `retrieve` or `context` fails that question only; a crashed sandbox process fails the
+ * group it was running (kind `crash`, with exit code / signal / stderr) and the pool replaces it. The run
+ * always goes on and always returns a trace per question.
+ */
+import type { Budget, Question, SourceRecord } from '../../sandbox/contract.ts';
+import { InputError } from '../errors.ts';
+import type { History, QAItem } from '../history/record.ts';
+import type { LlmClient } from '../llm/types.ts';
+import { groupByVisibleRecords } from './date-filter.ts';
+import { evalCacheKey, historyContentHash, questionSetHash, readEvalCache, writeEvalCache } from './eval-cache.ts';
+import type { GroupResult, GroupTask, QuestionRun } from './eval-group.ts';
+import { HOST_CALL_EMBED, HOST_CALL_LLM, type LlmCallArgs, type LlmCallReply } from './eval-worker.ts';
+import { createPool, PoolTaskError, type PoolOptions, type ProcessPool } from './pool.ts';
+import { DEFAULT_SANDBOX_LIMITS, type CompiledProgram, type HostToolsOptions, type RemoteEmbedder, type SandboxLimits, type StageFailure } from './sandbox-api.ts';
+import type { QuestionScores, QuestionTrace } from './trace.ts';
+import { traceForFile } from './trace-schema.ts';
+
+// ───────────────────────────── the pool evaluation runs on ─────────────────────────────
+
+/** A process pool loaded with the evaluation handlers, and what it can bridge to its children. */
+export interface EvalPool extends ProcessPool {
+  readonly bridge: GroupTask['bridge'];
+}
+
+export interface EvalPoolOptions extends Omit<PoolOptions, 'module' | 'hostCalls'> {
+  /** Offered to designs as `tools.llm` (role `design`); absent → offline (`tools.llm.available` false). */
+  llm?: LlmClient;
+  /** Remote embeddings for `tools.embed`; absent → the local deterministic embedding. */
+  embedder?: RemoteEmbedder;
+}
+
+const EVAL_WORKER = new URL('./eval-worker.ts', import.meta.url);
+
+/**
+ * Starts the sandbox process pool for evaluation. The LLM client and a remote embedder stay in this process;
+ * children reach them through the pool's host calls. Close it when done.
+ */
+export function createEvalPool(options: EvalPoolOptions = {}): EvalPool {
+  const { llm, embedder, ...rest } = options;
+  const hostCalls: NonNullable<PoolOptions['hostCalls']> = {};
+  if (llm) {
+    hostCalls[HOST_CALL_LLM] = async ({ messages, options: o }: LlmCallArgs): Promise<LlmCallReply> => {
+      const r = await llm.complete({
+        role: 'design',
+        messages,
+        ...(o.maxTokens !== undefined ? { maxTokens: o.maxTokens } : {}),
+        ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
+      });
+      return { text: r.text, promptTokens: r.usage.promptTokens, completionTokens: r.usage.completionTokens };
+    };
+  }
+  if (embedder) hostCalls[HOST_CALL_EMBED] = (texts: string[]) => embedder.embed(texts);
+  const pool = createPool({ ...rest, module: EVAL_WORKER, hostCalls });
+  const bridge: GroupTask['bridge'] = {
+    llm: Boolean(llm?.hasRole('design')),
+    embedder: embedder ? { model: embedder.model, dim: embedder.dim } : null,
+  };
+  return Object.assign(pool, { bridge });
+}
+
+// ───────────────────────────── answering and scoring (injected) ─────────────────────────────
+
+/** The fixed answerer as evaluation uses it (src/evaluate/answerer.ts provides the real ones). */
+export interface EvalAnswerer {
+  /** Identifies the answerer and its prompt/model in cache keys. */
+  readonly id: string;
+  answer(item: QAItem, context: string): Promise<{ answer: string; promptTokens?: number; completionTokens?: number }>;
+}
+
+/** Scores one question from its trace (src/evaluate/score.ts provides it). */
+export type EvalScorer = (item: QAItem, trace: QuestionTrace, options: { ks: number[] }) => Promise<QuestionScores> | QuestionScores;
+
+/** Aggregates traces (src/evaluate/summary.ts provides it). */
+export type EvalSummarizer<S> = (traces: QuestionTrace[]) => S;
+
+// ───────────────────────────── evaluateProgram ─────────────────────────────
+
+export interface EvalProgress {
+  done: number;
+  total: number;
+  failed: number;
+  /** Memory builds finished / planned. */
+  groupsDone: number;
+  groups: number;
+  history: string;
+}
+
+/** Runs one group somewhere; the default sends it to the pool. Benchmarks swap in an in-process runner. */
+export type GroupRunner = (task: GroupTask, program: CompiledProgram, records: readonly SourceRecord[], historyHash: string) => Promise<GroupResult>;
+
+export interface EvaluateOptions<S> {
+  program: CompiledProgram;
+  histories: readonly History[];
+  questions: readonly QAItem[];
+  budget: Budget;
+  answerer: EvalAnswerer;
+  score: EvalScorer;
+  summarize: EvalSummarizer<S>;
+  /** Id of the judge inside `score` (cache key only; e.g. `f1>=0.5` or `llm:<model>`). */
+  judgeId?: string;
+  pool: EvalPool;
+  /** Recall cut-offs (default [1, 5, 10]). */
+  ks?: number[];
+  onProgress?: (p: EvalProgress) => void;
+  /** Directory of the on-disk result cache; absent → no caching. */
+  cacheDir?: string;
+  limits?: Partial<SandboxLimits>;
+  toolOptions?: GroupTask['toolOptions'];
+  /** Concurrent answerer calls (default 8; matters for an LLM answerer). */
+  answerConcurrency?: number;
+  /** Replaces the pool (benchmarks, tests). */
+  runner?: GroupRunner;
+}
+
+export interface EvaluationStats {
+  /** Wall-clock ms of the whole call. */
+  ms: number;
+  groups: number;
+  /** Groups that failed as a whole (load/store failure or a crashed process). */
+  failedGroups: number;
+  crashes: number;
+  questions: number;
+  failedQuestions: number;
+  /** LLM tokens over the run: the designs' own calls plus the answerer. */
+  llmTokens: { prompt: number; completion: number };
+  /** Ms summed over groups: isolate creation, store, retrieve+context, answering+scoring. */
+  phaseMs: { create: number; store: number; retrieve: number; context: number; answer: number };
+  bm25CacheHits: number;
+}
+
+/**
+ * Whether a gold evidence record is recoverable from the memory the design built for that question (its history
+ * and date group): some unit names it as a source. Matches src/diagnose's `Provenance` function form.
+ */
+export type RecoverableFn = (history: string, record: string, item: QAItem) => boolean;
+
+export interface EvaluationResult<S> {
+  traces: QuestionTrace[];
+  summary: S;
+  /** Per question id, its gold evidence records found among the memory's sources (storage vs retrieval failures). */
+  recoverable: Record<string, string[]>;
+  /** {@link recoverable} as a predicate, for diagnosis. */
+  provenance: RecoverableFn;
+  /** True when the traces came from the on-disk cache. */
+  cached: boolean;
+  cacheKey: string;
+  stats: EvaluationStats;
+}
+
+const RANK_CAP = 50;
+
+/** Evaluates `program` on `questions` over `histories`. See the module comment for the protocol. */
+export async function evaluateProgram<S>(options: EvaluateOptions<S>): Promise<EvaluationResult<S>> {
+  const t0 = performance.now();
+  const ks = options.ks ?? [1, 5, 10];
+  const limits: Partial<SandboxLimits> = { ...DEFAULT_SANDBOX_LIMITS, ...options.limits };
+  const byId = new Map(options.histories.map((h) => [h.id, h]));
+  const itemsByHistory = new Map<string, QAItem[]>();
+  for (const q of options.questions) {
+    if (!byId.has(q.history)) {
+      throw new InputError(
+        'E_UNKNOWN_HISTORY',
+        `question ${q.id} is about history '${q.history}', which is not loaded (loaded: ${[...byId.keys()].slice(0, 5).join(', ')}${byId.size > 5 ? ', …' : ''}); load that history or drop the question`,
+      );
+    }
+    let list = itemsByHistory.get(q.history);
+    if (!list) itemsByHistory.set(q.history, (list = []));
+    list.push(q);
+  }
+  const usedHistories = [...itemsByHistory.keys()].map((id) => byId.get(id)!);
+  const cacheKey = evalCacheKey({
+    programHash: options.program.hash,
+    historyHashes: usedHistories.map(historyContentHash),
+    questionsHash: questionSetHash(options.questions),
+    answererId: options.answerer.id,
+    judgeId: options.judgeId ?? 'default',
+    budgetTokens: options.budget.tokens,
+    ks,
+    limits: { ...limits, bridge: options.pool.bridge, toolOptions: options.toolOptions ?? {} },
+  });
+  const stats: EvaluationStats = {
+    ms: 0,
+    groups: 0,
+    failedGroups: 0,
+    crashes: 0,
+    questions: options.questions.length,
+    failedQuestions: 0,
+    llmTokens: { prompt: 0, completion: 0 },
+    phaseMs: { create: 0, store: 0, retrieve: 0, context: 0, answer: 0 },
+    bm25CacheHits: 0,
+  };
+
+  if (options.cacheDir) {
+    const hit = readEvalCache(options.cacheDir, cacheKey);
+    if (hit && hit.traces.length === options.questions.length) {
+      for (const t of hit.traces) addTokens(stats.llmTokens, t.llmTokens);
+      stats.failedQuestions = hit.traces.filter((t) => t.error).length;
+      stats.ms = performance.now() - t0;
+      return { traces: hit.traces, summary: options.summarize(hit.traces), recoverable: hit.recoverable, provenance: provenanceOf(hit.recoverable), cached: true, cacheKey, stats };
+    }
+  }
+
+  const programKey = `program:${options.program.hash}`;
+  const runner: GroupRunner =
+    options.runner ??
+    ((task, program, records, historyHash) =>
+      options.pool.run<GroupResult>({
+        handler: 'evalGroup',
+        payload: task,
+        blobs: [
+          { key: programKey, data: () => program },
+          { key: task.recordsKey, data: () => records },
+        ],
+      }));
+
+  // Plan every group first so progress knows the total.
+  interface Planned {
+    history: History;
+    historyHash: string;
+    task: GroupTask;
+    items: QAItem[];
+    visible: number;
+  }
+  const planned: Planned[] = [];
+  for (const history of usedHistories) {
+    const items = itemsByHistory.get(history.id)!;
+    const historyHash = historyContentHash(history);
+    for (const group of groupByVisibleRecords(history.records, items)) {
+      planned.push({
+        history,
+        historyHash,
+        items: group.questions,
+        visible: group.visible,
+        task: {
+          programKey,
+          recordsKey: `records:${historyHash}`,
+          history: history.id,
+          cutoff: group.cutoff,
+          questions: group.questions.map(toQuestion),
+          gold: Object.fromEntries(group.questions.map((q) => [q.id, [...new Set(q.evidence.map((e) => e.record))]])),
+          budget: options.budget,
+          limits,
+          bridge: options.pool.bridge,
+          toolOptions: options.toolOptions ?? {},
+          rankCap: RANK_CAP,
+          recordCap: Math.max(100, ...ks),
+        },
+      });
+    }
+  }
+  stats.groups = planned.length;
+  // Longest first: with a handful of groups per process, a big group started last would leave the other
+  // processes idle at the end. Cost ≈ index build (per record) + per-question work (~20 records' worth).
+  const cost = (p: Planned) => p.task.questions.length * 20 + p.visible;
+  planned.sort((a, b) => cost(b) - cost(a));
+
+  const traceById = new Map<string, QuestionTrace>();
+  const recoverable: Record<string, string[]> = {};
+  const progress: EvalProgress = { done: 0, total: options.questions.length, failed: 0, groupsDone: 0, groups: planned.length, history: '' };
+  const answerSlots = semaphore(options.answerConcurrency ?? 8);
+
+  const runPlanned = async (p: Planned): Promise<void> => {
+    let result: GroupResult;
+    try {
+      result = await runner(p.task, options.program, p.history.records, p.historyHash);
+    } catch (err) {
+      if (!(err instanceof PoolTaskError)) throw err;
+      if (err.kind === 'crash') stats.crashes++;
+      result = crashedGroup(p.task, poolFailure(err));
+    }
+    if (result.failure) stats.failedGroups++;
+    stats.phaseMs.create += result.createMs;
+    stats.phaseMs.store += result.storeMs;
+    stats.bm25CacheHits += result.bm25CacheHits;
+    addTokens(stats.llmTokens, result.store.llmTokens);
+    const runs = new Map(result.questions.map((r) => [r.id, r]));
+    const storeShare = p.items.length ? result.storeMs / p.items.length : 0;
+    await Promise.all(
+      p.items.map(async (item) => {
+        const run = runs.get(item.id);
+        recoverable[item.id] = result.failure ? [] : run?.recoverable ?? [];
+        const failure = result.failure ?? run?.failure ?? (run ? undefined : { stage: 'retrieve' as const, kind: 'crash' as const, message: 'the sandbox returned no result for this question' });
+        const trace = await answerAndScore(item, run, failure, storeShare, options, ks, answerSlots);
+        stats.phaseMs.retrieve += trace.timeMs.retrieve;
+        stats.phaseMs.context += trace.timeMs.context;
+        stats.phaseMs.answer += trace.timeMs.answer;
+        addTokens(stats.llmTokens, trace.llmTokens);
+        if (trace.error) {
+          stats.failedQuestions++;
+          progress.failed++;
+        }
+        traceById.set(item.id, trace);
+        progress.done++;
+        progress.history = p.history.id;
+        options.onProgress?.({ ...progress });
+      }),
+    );
+    progress.groupsDone++;
+    options.onProgress?.({ ...progress });
+  };
+
+  // Every group is queued at once; the pool runs `size` of them at a time and answers overlap with sandboxes.
+  await Promise.all(planned.map(runPlanned));
+
+  const traces = options.questions.map((q) => traceById.get(q.id)!);
+  if (options.cacheDir) writeEvalCache(options.cacheDir, cacheKey, traces.map(traceForFile), recoverable);
+  stats.ms = performance.now() - t0;
+  return { traces, summary: options.summarize(traces), recoverable, provenance: provenanceOf(recoverable), cached: false, cacheKey, stats };
+}
+
+function provenanceOf(recoverable: Record<string, string[]>): RecoverableFn {
+  const sets = new Map(Object.entries(recoverable).map(([id, records]) => [id, new Set(records)]));
+  return (_history, record, item) => sets.get(item.id)?.has(record) ?? false;
+}
+
+function toQuestion(q: QAItem): Question {
+  return q.date ? { id: q.id, text: q.question, date: q.date } : { id: q.id, text: q.question };
+}
+
+async function answerAndScore<S>(
+  item: QAItem,
+  run: QuestionRun | undefined,
+  failure: StageFailure | undefined,
+  storeShare: number,
+  options: EvaluateOptions<S>,
+  ks: number[],
+  slots: <T>(fn: () => Promise<T>) => Promise<T>,
+): Promise<QuestionTrace> {
+  const trace: QuestionTrace = {
+    question: item.id,
+    history: item.history,
+    ...(item.category !== undefined ? { category: item.category } : {}),
+    ranked: run?.ranked ?? [],
+    rankedRecords: run?.rankedRecords ?? [],
+    delivered: run?.delivered ?? [],
+    deliveredRecords: run?.deliveredRecords ?? [],
+    contextTokens: run?.context?.tokens ?? 0,
+    contextText: run?.context?.text ?? '',
+    answer: null,
+    reference: item.answer,
+    scores: null,
+    timeMs: { store: storeShare, retrieve: run?.timeMs.retrieve ?? 0, context: run?.timeMs.context ?? 0, answer: 0 },
+    toolCalls: run?.toolCalls ?? {},
+    ...(run?.log.length ? { log: run.log } : {}),
+    llmTokens: { prompt: run?.llmTokens.prompt ?? 0, completion: run?.llmTokens.completion ?? 0 },
+  };
+  if (failure) trace.error = failure;
+  // Time is taken inside the slot: waiting for one is not answering.
+  let answerMs = 0;
+  const timed = <T>(fn: () => Promise<T> | T) =>
+    slots(async () => {
+      const t = performance.now();
+      try {
+        return await fn();
+      } finally {
+        answerMs += performance.now() - t;
+      }
+    });
+  if (!failure && run?.context) {
+    try {
+      const a = await timed(() => options.answerer.answer(item, run.context!.text));
+      trace.answer = a.answer;
+      trace.llmTokens!.prompt += a.promptTokens ?? 0;
+      trace.llmTokens!.completion += a.completionTokens ?? 0;
+    } catch (err) {
+      trace.error = { stage: 'answer', kind: 'throw', message: err instanceof Error ? err.message : String(err) };
+    }
+  }
+  // Failed questions are scored too (no answer → incorrect, recall from whatever was ranked) so that a design's
+  // failures count against it in every mean rather than silently leaving the denominator.
+  trace.scores = await timed(() => options.score(item, trace, { ks }));
+  trace.timeMs.answer = answerMs;
+  return trace;
+}
+
+function crashedGroup(task: GroupTask, failure: StageFailure): GroupResult {
+  return {
+    failure,
+    visibleRecords: 0,
+    units: 0,
+    createMs: 0,
+    storeMs: 0,
+    store: { toolCalls: {}, log: [], llmTokens: { prompt: 0, completion: 0 } },
+    rebuilds: 0,
+    bm25CacheHits: 0,
+    questions: task.questions.map((q) => ({
+      id: q.id,
+      ranked: [],
+      rankedRecords: [],
+      delivered: [],
+      deliveredRecords: [],
+      context: null,
+      failure,
+      timeMs: { retrieve: 0, context: 0 },
+      toolCalls: {},
+      log: [],
+      llmTokens: { prompt: 0, completion: 0 },
+      recoverable: [],
+    })),
+  };
+}
+
+/**
+ * A pool-level failure as a trace failure. The stage is `store` because the whole group's memory is lost with
+ * the process, whichever call was running when it died.
+ */
+function poolFailure(err: PoolTaskError): StageFailure {
+  return { stage: 'store', kind: err.kind === 'timeout' ? 'timeout' : 'crash', message: err.message };
+}
+
+function addTokens(into: { prompt: number; completion: number }, from: { prompt: number; completion: number } | undefined): void {
+  if (!from) return;
+  into.prompt += from.prompt;
+  into.completion += from.completion;
+}
+
+/** Limits concurrent async work to `n` (a finishing call hands its slot straight to the next waiter). */
+function semaphore(n: number): <T>(fn: () => Promise<T>) => Promise<T> {
+  let active = 0;
+  const waiting: Array<() => void> = [];
+  return async <T>(fn: () => Promise<T>): Promise<T> => {
+    if (active >= n) await new Promise<void>((r) => waiting.push(r));
+    else active++;
+    try {
+      return await fn();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else active--;
+    }
+  };
+}
+
+export type { HostToolsOptions };
