@@ -3,12 +3,16 @@ import type { CliIO } from './io.ts';
 import { register as registerInspect } from './commands/inspect.ts';
 import { register as registerEval } from './commands/eval.ts';
 import { register as registerGenerate } from './commands/generate.ts';
+import { register as registerOptimize } from './commands/optimize.ts';
+import { register as registerArchive } from './commands/archive.ts';
+import { register as registerStart } from './commands/start.ts';
 
 /** Each command lives in its own module under ./commands/ and registers itself here. */
 export function registerCommands(program: Command, io: CliIO): void {
-  void program;
-  void io;
+  registerStart(program, io);
   registerInspect(program, io);
-  registerEval(program, io);
   registerGenerate(program, io);
+  registerEval(program, io);
+  registerOptimize(program, io);
+  registerArchive(program, io);
 }

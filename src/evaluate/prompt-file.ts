@@ -41,9 +41,9 @@ export function parsePromptFile(text: string, file = '(prompt)'): PromptTemplate
   return { version, system, user };
 }
 
-/** Loads a prompt file next to this module (`prompts/<name>.md`). */
-export function loadPrompt(name: string): PromptTemplate {
-  const url = new URL(`./prompts/${name}.md`, import.meta.url);
+/** Loads `<dir>/<name>.md`; `dir` defaults to the prompts folder next to this module. */
+export function loadPrompt(name: string, dir: URL = new URL('./prompts/', import.meta.url)): PromptTemplate {
+  const url = new URL(`${name}.md`, dir);
   const file = fileURLToPath(url);
   let text: string;
   try {

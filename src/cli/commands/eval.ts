@@ -19,7 +19,7 @@ import { QuestionTraceSchema, traceForFile } from '../../evaluate/trace-schema.t
 import type { QuestionTrace } from '../../evaluate/trace.ts';
 
 /** Context budget when `--budget` is not given (tokens as `countTokens` counts them). */
-export const DEFAULT_EVAL_BUDGET = 2000;
+export const DEFAULT_EVAL_BUDGET = 1000;
 
 export interface EvalCommandOptions {
   history: string;

@@ -1,0 +1,123 @@
+import { FAILURE_CATEGORIES } from '../../diagnose/diagnosis.ts';
+import type { Diagnosis } from '../../diagnose/diagnosis.ts';
+import type { EditOp } from '../../design/edit-ops.ts';
+import type { Rng } from '../rng.ts';
+import {
+  CONSTANT_RANGES,
+  CONSTANT_TARGETS,
+  MUTATION_OPERATORS,
+  type MutationOperator,
+  type OperatorTarget,
+} from './mutation-catalog.ts';
+import type { Proposal, ProposalContext, Proposer, RevisionNote } from './types.ts';
+
+const TARGETS: readonly OperatorTarget[] = ['storage', 'retrieval', 'answering'];
+
+/** Top-level names declared in a design's source (functions and consts), read with a light scan. */
+export function declaredNames(source: string): Set<string> {
+  const names = new Set<string>();
+  for (const m of source.matchAll(/^(?:export\s+)?(?:async\s+)?(?:function\*?|const|let|class|interface|type)\s+([A-Za-z_$][\w$]*)/gm)) names.add(m[1]!);
+  return names;
+}
+
+/** Top-level numeric constants (`const NAME = 1.5;`) and their values. */
+export function numericConstants(source: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const m of source.matchAll(/^const\s+([A-Z][A-Z0-9_]*)\s*=\s*(-?\d+(?:\.\d+)?)\s*;/gm)) out.set(m[1]!, Number(m[2]));
+  return out;
+}
+
+/**
+ * Failure categories to work on, most pressing first: by diagnosed count, ties in pipeline order (storage
+ * bounds retrieval, which bounds answering). Categories with no failures come last, so the search still has
+ * moves when the diagnosis is silent.
+ */
+export function targetOrder(diagnosis: Diagnosis | null): OperatorTarget[] {
+  if (!diagnosis) return [...TARGETS];
+  const count = (t: OperatorTarget) => diagnosis.counts[t] ?? 0;
+  return [...TARGETS].sort((a, b) => count(b) - count(a) || FAILURE_CATEGORIES.indexOf(a) - FAILURE_CATEGORIES.indexOf(b));
+}
+
+function triedOnParent(revisions: readonly RevisionNote[], parent: string): Set<string> {
+  return new Set(revisions.filter((r) => r.parent === parent && r.operator).map((r) => r.operator!));
+}
+
+function applicable(op: MutationOperator, source: string, names: Set<string>): boolean {
+  return !source.includes(op.marker) && op.requires.every((n) => names.has(n));
+}
+
+/** A constant tweak: one step up or down inside the constant's range, named `tweak:NAME:+` / `tweak:NAME:-`. */
+function tweak(name: string, value: number, direction: 1 | -1): { value: number; operator: string } | null {
+  const range = CONSTANT_RANGES[name];
+  const step = range ? range.step : Math.max(Math.abs(value) * 0.5, 1);
+  let next = value + direction * step;
+  if (range) next = Math.min(range.max, Math.max(range.min, next));
+  if (range?.integer ?? Number.isInteger(value)) next = Math.round(next);
+  else next = Math.round(next * 1000) / 1000;
+  if (next === value) return null;
+  return { value: next, operator: `tweak:${name}:${direction > 0 ? '+' : '-'}` };
+}
+
+/**
+ * The offline proposer: draws from a catalog of building blocks ({@link MUTATION_OPERATORS}) and constant
+ * tweaks, chosen by the parent's dominant diagnosed failure category (storage → what is stored and indexed,
+ * retrieval → how units are ranked, answering → what the context delivers and in which order). Structural
+ * operators come before tweaks; nothing already tried on the same parent is proposed again, so each parent's
+ * neighbourhood is explored without repeats. A mutation proposer, not a model: it never reads the failures'
+ * text, only their categories.
+ */
+export function createMutationProposer(options: { operators?: readonly MutationOperator[] } = {}): Proposer {
+  const operators = options.operators ?? MUTATION_OPERATORS;
+  return {
+    name: 'offline-mutation',
+    async propose(ctx: ProposalContext): Promise<Proposal | null> {
+      // Catalog edits are checked by tests; a failed one is a bug in the catalog, not something a retry fixes.
+      if (ctx.repair) return null;
+      const { source, id } = ctx.parent;
+      const names = declaredNames(source);
+      const tried = triedOnParent(ctx.revisions, id);
+      const order = targetOrder(ctx.diagnosis);
+      const counts = ctx.diagnosis?.counts ?? {};
+      for (const target of order) {
+        const structural = operators.filter((op) => op.targets.includes(target) && !tried.has(op.name) && applicable(op, source, names));
+        if (structural.length) {
+          const op = pick(structural, ctx.rng);
+          const edits: EditOp[] = op.edits((n) => names.has(n), (m) => source.includes(m));
+          return {
+            edits,
+            operator: op.name,
+            target,
+            rationale: `${describe(target, counts)}; operator ${op.name}: ${op.why}.`,
+          };
+        }
+        const constants = [...numericConstants(source)].filter(([n]) => (CONSTANT_TARGETS[n] ?? 'retrieval') === target);
+        const moves: Array<{ name: string; value: number; operator: string }> = [];
+        for (const [name, value] of constants) {
+          for (const dir of [1, -1] as const) {
+            const t = tweak(name, value, dir);
+            if (t && !tried.has(t.operator)) moves.push({ name, ...t });
+          }
+        }
+        if (moves.length) {
+          const m = pick(moves, ctx.rng);
+          return {
+            edits: [{ op: 'set-constant', name: m.name, value: m.value }],
+            operator: m.operator,
+            target,
+            rationale: `${describe(target, counts)}; tweak ${m.name} to ${m.value}.`,
+          };
+        }
+      }
+      return null;
+    },
+  };
+}
+
+function pick<T>(items: readonly T[], rng: Rng): T {
+  return items[rng.int(items.length)]!;
+}
+
+function describe(target: OperatorTarget, counts: Record<string, number>): string {
+  const n = counts[target] ?? 0;
+  return n > 0 ? `${n} training failures diagnosed as ${target}` : `no ${target} failures left to target directly (exploring)`;
+}

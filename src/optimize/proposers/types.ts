@@ -1,0 +1,61 @@
+import type { EditOp } from '../../design/edit-ops.ts';
+import type { Diagnosis } from '../../diagnose/diagnosis.ts';
+import type { FailureCase } from '../../diagnose/sample.ts';
+import type { Rng } from '../rng.ts';
+
+/** A revision tried earlier in the run, as the proposer is told about it. */
+export interface RevisionNote {
+  /** Program id of the candidate. */
+  id: string;
+  parent: string;
+  /** Operator name (offline) or the failure category the rationale named (LLM). */
+  operator?: string;
+  rationale: string;
+  /** Summaries of the applied edits. */
+  edits: string[];
+  accepted: boolean;
+  /** Validation score change against its parent (null when it never got a score). */
+  delta: number | null;
+  /** Why it failed, when it did (edit error, compile diagnostics, sandbox failure). */
+  failure?: string;
+}
+
+/** What a proposer sees for one proposal. */
+export interface ProposalContext {
+  parent: { id: string; source: string; score: number; scores: Record<string, number> };
+  /** The parent's diagnosis on the training set (null before the first one). */
+  diagnosis: Diagnosis | null;
+  /** Failure-stratified sample of the parent's training failures. */
+  failures: FailureCase[];
+  /** Earlier revisions, oldest first. */
+  revisions: RevisionNote[];
+  /** The objective the search maximises (shown to an LLM proposer). */
+  objective: string;
+  rng: Rng;
+  /** Set on a repair attempt: the edits that did not apply or compile, and what went wrong. */
+  repair?: { edits: unknown[]; feedback: string; attempt: number };
+}
+
+/** One proposal: typed edits plus why. */
+export interface Proposal {
+  /** Raw edits (validated by the loop, so an LLM's malformed edits are recorded, not thrown). */
+  edits: unknown[];
+  rationale: string;
+  /** The failure category the proposal targets. */
+  target: 'storage' | 'retrieval' | 'answering' | 'general';
+  /** Offline: the operator drawn; LLM: absent. */
+  operator?: string;
+  /** LLM tokens spent on it. */
+  tokens?: { prompt: number; completion: number };
+}
+
+/**
+ * Writes the next candidate. Returns null when it has nothing left to try for this parent (the loop then
+ * counts the iteration as exhausted).
+ */
+export interface Proposer {
+  readonly name: string;
+  propose(ctx: ProposalContext): Promise<Proposal | null>;
+}
+
+export type { EditOp };

@@ -1,0 +1,255 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { z } from 'zod';
+import { createArchive, openArchive, type Archive } from '../archive/index.ts';
+import { sha256 } from '../archive/program-id.ts';
+import type { ProgramRecord } from '../archive/schemas.ts';
+import { compileDesign } from '../design/compile.ts';
+import { diffSources } from '../design/diff.ts';
+import { ConfigError, InputError } from '../errors.ts';
+import { evalAnswererFrom, evalScorerFrom } from '../evaluate/eval-adapters.ts';
+import { createEvalPool } from '../evaluate/evaluate.ts';
+import type { EvalSummary } from '../evaluate/summary.ts';
+import { loadHistories } from '../history/load.ts';
+import { QAItemSchema, type History, type QAItem } from '../history/record.ts';
+import { openLlmClient } from '../llm/client.ts';
+import type { LlmClient } from '../llm/types.ts';
+import { readJsonl } from '../util/jsonl.ts';
+import type { CandidateEvaluation, Objective, QuestionSplit } from './candidate-evaluator.ts';
+import { createPoolEvaluator } from './pool-evaluator.ts';
+import { createLlmProposer } from './proposers/llm-proposer.ts';
+import { createMutationProposer } from './proposers/offline-mutation.ts';
+import type { Proposer } from './proposers/types.ts';
+import { runSearch, type FeedbackMode, type SearchEvent } from './search-loop.ts';
+import { acceptanceFromSpec, anyOf, dollarBudget, maxIterations, maxProposals, noImprovement, parentSelectorFromSpec, tokenBudget, wallTime } from './strategies/index.ts';
+import type { StopCondition } from './strategies/types.ts';
+
+/** The optimizer's configuration, as given on the command line; stored in the manifest so `--resume` needs nothing else. */
+export const OptimizeConfigSchema = z.object({
+  history: z.string(),
+  supervision: z.string(),
+  seed: z.string(),
+  iterations: z.number().int().positive().default(20),
+  objective: z.enum(['accuracy', 'evidence', 'f1', 'marginal']).optional(),
+  select: z.string().default('greedy'),
+  accept: z.string().default('better'),
+  offline: z.boolean().default(false),
+  budgetTokens: z.number().int().positive().optional(),
+  budgetDollars: z.number().positive().optional(),
+  maxProposals: z.number().int().positive().optional(),
+  wallTimeSeconds: z.number().positive().optional(),
+  patience: z.number().int().positive().optional(),
+  contextBudget: z.number().int().positive().default(1000),
+  rngSeed: z.number().int().default(1),
+  perCategory: z.number().int().positive().default(10),
+  feedback: z.enum(['stratified', 'diagnosis', 'random']).default('stratified'),
+  repairs: z.number().int().nonnegative().default(2),
+  control: z.boolean().default(false),
+  /** Official QA categories for the final test (empty: all). */
+  testCategories: z.array(z.string()).default([]),
+  /** Limits the supervision used per split (for quick runs). */
+  limit: z.number().int().positive().optional(),
+  jobs: z.number().int().positive().optional(),
+});
+export type OptimizeConfig = z.infer<typeof OptimizeConfigSchema>;
+export type OptimizeConfigInput = z.input<typeof OptimizeConfigSchema>;
+
+/** A program's scores on one split, as reported. */
+export interface SplitScores {
+  fitness: number;
+  n: number;
+  recallAt10: number | null;
+  contextRecall: number | null;
+  accuracy: number;
+  f1: number;
+  locomoF1: number | null;
+  summary: EvalSummary;
+}
+
+/** What an optimization run reports. */
+export interface OptimizeReport {
+  run: string;
+  dir: string;
+  objective: Objective;
+  stopReason: string;
+  /** One point per iteration: the candidate's validation score and whether it was accepted. */
+  trajectory: Array<{ iteration: number; program: string; parent: string | null; score: number | null; accepted: boolean; status: string; proposer: string; rationale: string }>;
+  seed: { id: string; val: SplitScores; test: SplitScores | null };
+  best: { id: string; val: SplitScores; test: SplitScores | null };
+  accepted: number;
+  proposals: number;
+  /** Unified diff of the best design against the seed. */
+  diff: string;
+  cost: { promptTokens: number; completionTokens: number; dollars: number };
+}
+
+export interface OptimizeOptions {
+  /** Where the run is written (`archive/<run>`); with `resume` it is the run to continue. */
+  out: string;
+  resume?: boolean;
+  config?: OptimizeConfigInput;
+  onEvent?: (e: SearchEvent) => void;
+  onProgress?: (split: QuestionSplit, done: number, total: number) => void;
+  /** An LLM client; by default one is opened from the environment (none when offline). */
+  llm?: LlmClient | null;
+}
+
+/**
+ * Runs (or resumes) a code search: loads the history and supervision, starts the sandbox pool, evolves the seed
+ * design, then evaluates the seed and the best design once on the histories' official QA when there is any.
+ */
+export async function runOptimize(options: OptimizeOptions): Promise<OptimizeReport> {
+  const dir = resolve(options.out);
+  let archive: Archive;
+  let config: OptimizeConfig;
+  if (options.resume) {
+    if (!existsSync(join(dir, 'manifest.json'))) throw new InputError('E_NO_RUN', `${options.out}: no run to resume here (no manifest.json)`, { file: dir });
+    archive = openArchive(dir);
+    config = OptimizeConfigSchema.parse(archive.manifest.config);
+  } else {
+    config = OptimizeConfigSchema.parse(options.config ?? {});
+  }
+
+  const llm = config.offline ? null : options.llm !== undefined ? options.llm : openLlmClient();
+  const objective: Objective = config.objective ?? (llm?.hasRole('answerer') ? 'accuracy' : 'evidence');
+  const histories = await loadHistories(config.history);
+  const splits = loadSplits(config, histories);
+  const seedPath = resolve(config.seed);
+  if (!existsSync(seedPath)) throw new InputError('E_NO_FILE', `${config.seed}: seed design not found`, { file: config.seed });
+  const seedSource = readFileSync(seedPath, 'utf8');
+
+  if (!options.resume) {
+    archive = createArchive(dir, {
+      config: { ...config, objective },
+      seeds: [{ path: config.seed, sha256: sha256(seedSource) }],
+      models: llm ? { proposer: modelName(llm, 'proposer'), answerer: modelName(llm, 'answerer'), judge: modelName(llm, 'judge') } : { proposer: 'offline-mutation', answerer: 'extractive-reader', judge: 'f1-threshold' },
+      promptVersions: {},
+      rngSeed: config.rngSeed,
+    });
+  }
+  archive = archive!;
+
+  const proposer: Proposer = llm?.hasRole('proposer') ? createLlmProposer({ client: llm }) : createMutationProposer();
+  const pool = createEvalPool({ ...(config.jobs ? { size: config.jobs } : {}), ...(llm ? { llm } : {}) });
+  try {
+    const scorer = evalScorerFrom(llm);
+    const evaluator = createPoolEvaluator({
+      histories,
+      questions: splits,
+      pool,
+      answerer: evalAnswererFrom(llm),
+      score: scorer.score,
+      judgeId: scorer.judgeId,
+      budget: { tokens: config.contextBudget },
+      objective,
+      cacheDir: join(dir, 'eval-cache'),
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    });
+    const result = await runSearch({
+      archive,
+      evaluator,
+      proposer,
+      select: parentSelectorFromSpec(config.select),
+      accept: acceptanceFromSpec(config.accept),
+      stop: stopCondition(config),
+      compile: (s) => compileDesign(s),
+      objective,
+      seeds: [{ label: config.seed, source: seedSource }],
+      records: histories,
+      rngSeed: config.rngSeed,
+      perCategory: config.perCategory,
+      feedback: config.feedback as FeedbackMode,
+      repairs: config.repairs,
+      control: config.control,
+      ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+    });
+
+    const scoresFor = async (p: ProgramRecord, split: QuestionSplit): Promise<SplitScores | null> => {
+      if (splits[split].length === 0) return null;
+      const c = await compileDesign(archive.source(p.id));
+      if (!c.ok) return null;
+      return splitScores(await evaluator.evaluate(c.program, split));
+    };
+    const seedVal = (await scoresFor(result.seed, 'val'))!;
+    const bestVal = (await scoresFor(result.best, 'val'))!;
+    const seedTest = await scoresFor(result.seed, 'test');
+    const bestTest = await scoresFor(result.best, 'test');
+    const state = result.state;
+    return {
+      run: archive.manifest.run,
+      dir,
+      objective,
+      stopReason: result.stopReason,
+      trajectory: state.programs
+        .filter((p) => p.kind !== 'seed')
+        .map((p) => ({
+          iteration: p.iteration,
+          program: p.id,
+          parent: p.parent,
+          score: p.scores?.value ?? null,
+          accepted: p.status === 'accepted',
+          status: p.status,
+          proposer: p.proposer ?? '',
+          rationale: p.rationale ?? '',
+        })),
+      seed: { id: result.seed.id, val: seedVal, test: seedTest },
+      best: { id: result.best.id, val: bestVal, test: bestTest },
+      accepted: state.accepted.length - state.seeds.length,
+      proposals: state.proposals,
+      diff: diffSources(archive.source(result.seed.id), archive.source(result.best.id), { from: `seed (${basename(config.seed)})`, to: `best (${result.best.id})` }),
+      cost: state.cost,
+    };
+  } finally {
+    await pool.close();
+  }
+}
+
+function modelName(llm: LlmClient, role: 'proposer' | 'answerer' | 'judge'): string {
+  const m = (llm as { modelFor?: (r: string) => string | undefined }).modelFor?.(role);
+  return llm.hasRole(role) ? (m ?? 'configured') : 'offline';
+}
+
+/** Train/val from the supervision file (by each item's split), test from the histories' official QA. */
+function loadSplits(config: OptimizeConfig, histories: readonly History[]): Record<QuestionSplit, QAItem[]> {
+  const ids = new Set(histories.map((h) => h.id));
+  const path = resolve(config.supervision);
+  const items = readJsonl(path, QAItemSchema).filter((q) => ids.has(q.history));
+  const cut = (xs: QAItem[]) => (config.limit ? xs.slice(0, config.limit) : xs);
+  const train = cut(items.filter((q) => q.split === 'train'));
+  const val = cut(items.filter((q) => q.split === 'val'));
+  if (train.length === 0 || val.length === 0) {
+    throw new InputError(
+      'E_NO_SPLIT',
+      `${config.supervision}: needs items with split "train" and "val" about the loaded histories (found ${train.length} train, ${val.length} val); generate them with memsteer generate`,
+      { file: config.supervision },
+    );
+  }
+  const keep = new Set(config.testCategories);
+  const test = histories.flatMap((h) => h.qa).filter((q) => keep.size === 0 || (q.category !== undefined && keep.has(q.category)));
+  return { train, val, test };
+}
+
+function stopCondition(config: OptimizeConfig): StopCondition {
+  const conditions: StopCondition[] = [maxIterations(config.iterations)];
+  if (config.maxProposals) conditions.push(maxProposals(config.maxProposals));
+  if (config.budgetTokens) conditions.push(tokenBudget(config.budgetTokens));
+  if (config.budgetDollars) conditions.push(dollarBudget(config.budgetDollars));
+  if (config.wallTimeSeconds) conditions.push(wallTime(config.wallTimeSeconds * 1000));
+  if (config.patience) conditions.push(noImprovement(config.patience));
+  if (conditions.length === 0) throw new ConfigError('E_NO_STOP', 'no stopping condition');
+  return anyOf(...conditions);
+}
+
+function splitScores(e: CandidateEvaluation): SplitScores {
+  const s = e.summary;
+  return {
+    fitness: e.fitness,
+    n: s.n,
+    recallAt10: s.withEvidence ? (s.recallAt['10'] ?? null) : null,
+    contextRecall: s.contextRecall,
+    accuracy: s.accuracy,
+    f1: s.f1,
+    locomoF1: s.locomo?.categories1to4 ?? s.locomoF1,
+    summary: s,
+  };
+}

@@ -1,0 +1,95 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { applyAndCheck } from '../src/design/apply-edits.ts';
+import { compileDesign } from '../src/design/compile.ts';
+import { createSandbox } from '../src/evaluate/sandbox-runner.ts';
+import { createHostTools } from '../src/evaluate/host-tools/host-tools.ts';
+import { MUTATION_OPERATORS } from '../src/optimize/proposers/mutation-catalog.ts';
+import { createMutationProposer, declaredNames, numericConstants } from '../src/optimize/proposers/offline-mutation.ts';
+import { createRng } from '../src/optimize/rng.ts';
+import type { SourceRecord } from '../sandbox/contract.ts';
+import type { Diagnosis } from '../src/diagnose/diagnosis.ts';
+
+const root = join(import.meta.dirname, '..');
+const seed = readFileSync(join(root, 'seeds/base-bm25.ts'), 'utf8');
+
+// Two short sessions: the answer to "when did Ana adopt the dog" sits in a turn that shares no word with the question.
+const records: SourceRecord[] = [
+  { id: 'D1:1', kind: 'turn', text: 'I finally adopted a dog from the shelter!', speaker: 'Ana', thread: 's1', time: '2023-05-08T13:00:00' },
+  { id: 'D1:2', kind: 'turn', text: 'That is wonderful, what breed?', speaker: 'Ben', thread: 's1', time: '2023-05-08T13:01:00' },
+  { id: 'D1:3', kind: 'turn', text: 'A beagle named Pepper.', speaker: 'Ana', thread: 's1', time: '2023-05-08T13:02:00' },
+  { id: 'D2:1', kind: 'turn', text: 'I went hiking in the mountains last weekend.', speaker: 'Ben', thread: 's2', time: '2023-06-10T09:00:00' },
+  { id: 'D2:2', kind: 'turn', text: 'The weather was great and we saw a lake.', speaker: 'Ben', thread: 's2', time: '2023-06-10T09:01:00' },
+  { id: 'D2:3', kind: 'turn', text: 'Sounds lovely. Pepper would love a lake.', speaker: 'Ana', thread: 's2', time: '2023-06-10T09:02:00' },
+];
+
+async function run(source: string, question: string) {
+  const compiled = await compileDesign(source);
+  if (!compiled.ok) throw new Error(JSON.stringify(compiled.diagnostics.slice(0, 3)));
+  const created = await createSandbox(compiled.program, createHostTools());
+  if (!created.ok) throw new Error(created.failure.message);
+  const sb = created.sandbox;
+  try {
+    const stored = await sb.store(records);
+    expect(stored.ok).toBe(true);
+    const q = { id: 'q', text: question };
+    const hits = await sb.retrieve(q);
+    if (!hits.ok) throw new Error(hits.failure.message);
+    const ctx = await sb.context(q, hits.value, { tokens: 60 });
+    if (!ctx.ok) throw new Error(ctx.failure.message);
+    return { hits: hits.value, context: ctx.value };
+  } finally {
+    sb.dispose();
+  }
+}
+
+describe('offline mutation catalog', () => {
+  it.each(MUTATION_OPERATORS.map((op) => [op.name, op] as const))('%s applies to base-bm25, compiles and runs', async (_name, op) => {
+    const names = declaredNames(seed);
+    expect(op.requires.every((n) => names.has(n))).toBe(true);
+    const checked = await applyAndCheck(seed, op.edits((n) => names.has(n), (m) => seed.includes(m)), compileDesign);
+    if (!checked.ok) throw new Error(JSON.stringify(checked));
+    expect(checked.source).toContain(op.marker);
+    const out = await run(checked.source, 'What breed is the dog Ana adopted?');
+    expect(out.hits.length).toBeGreaterThan(0);
+    expect(out.context.tokens).toBeLessThanOrEqual(60);
+  });
+
+  it('composes every operator in sequence, and the window operator finds a turn through its neighbours', async () => {
+    let source = seed;
+    // dedupe-packing and neighbour-packing are alternatives for the same slot; the later one would replace the other.
+    const chain = MUTATION_OPERATORS.filter((op) => op.name !== 'dedupe-packing');
+    for (const op of chain) {
+      const names = declaredNames(source);
+      const checked = await applyAndCheck(source, op.edits((n) => names.has(n), (m) => source.includes(m)), compileDesign);
+      if (!checked.ok) throw new Error(`${op.name}: ${JSON.stringify(checked)}`);
+      source = checked.source;
+    }
+    for (const op of chain) expect(source).toContain(op.marker);
+    // "beagle named Pepper" shares no term with the question except through D1:1 next to it.
+    const base = await run(seed, 'adopted shelter');
+    const evolved = await run(source, 'adopted shelter');
+    const rank = (hits: { unit: string }[]) => hits.findIndex((h) => h.unit === 'D1:3');
+    expect(rank(base.hits)).toBe(-1);
+    expect(rank(evolved.hits)).toBeGreaterThanOrEqual(0);
+  });
+
+  it('targets the dominant failure category and never repeats a move on the same parent', async () => {
+    const proposer = createMutationProposer();
+    const diagnosis = { counts: { answering: 5, retrieval: 1, storage: 0 } } as unknown as Diagnosis;
+    const revisions: Parameters<typeof proposer.propose>[0]['revisions'] = [];
+    const seen = new Set<string>();
+    const rng = createRng(7);
+    for (let i = 0; i < 12; i++) {
+      const p = await proposer.propose({ parent: { id: 'p0', source: seed, score: 0, scores: {} }, diagnosis, failures: [], revisions, objective: 'evidence', rng });
+      if (!p) break;
+      if (i < 3) expect(p.target).toBe('answering');
+      expect(seen.has(p.operator!)).toBe(false);
+      seen.add(p.operator!);
+      revisions.push({ id: `c${i}`, parent: 'p0', operator: p.operator!, rationale: p.rationale, edits: [], accepted: false, delta: -0.1 });
+    }
+    expect(seen.size).toBeGreaterThan(5);
+    expect([...numericConstants(seed).keys()]).toEqual(expect.arrayContaining(['TOP_K', 'BM25_K1', 'BM25_B']));
+  });
+});
