@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { QAItem } from '../src/history/record.ts';
-import { pairedBootstrap } from '../src/evaluate/bootstrap.ts';
+import { pairedBootstrap } from '../src/optimize/strategies/bootstrap.ts';
+import { createRng } from '../src/optimize/rng.ts';
 import { createJudge, type Judge } from '../src/evaluate/judge.ts';
 import { dcgWeights, marginalUtility } from '../src/evaluate/marginal-utility.ts';
 import { contextRecall, recallAtK, tokenF1 } from '../src/evaluate/metrics.ts';
@@ -152,18 +153,18 @@ describe('pairedBootstrap', () => {
   it('is seeded and finds a clear improvement', () => {
     const a = Array.from({ length: 50 }, (_, i) => (i % 5 === 0 ? 0 : 1));
     const b = Array.from({ length: 50 }, (_, i) => (i % 2 === 0 ? 0 : 1));
-    const r1 = pairedBootstrap(a, b, { iterations: 500, seed: 7 });
-    const r2 = pairedBootstrap(a, b, { iterations: 500, seed: 7 });
+    const r1 = pairedBootstrap(a, b, { resamples: 500, rng: createRng(7) });
+    const r2 = pairedBootstrap(a, b, { resamples: 500, rng: createRng(7) });
     expect(r1).toEqual(r2);
-    expect(r1.meanDiff).toBeCloseTo(0.8 - 0.5);
-    expect(r1.ci95[0]).toBeGreaterThan(0);
-    expect(r1.ci95[1]).toBeLessThan(0.6);
+    expect(r1.mean).toBeCloseTo(0.8 - 0.5);
+    expect(r1.lower).toBeGreaterThan(0);
+    expect(r1.upper).toBeLessThan(0.6);
     expect(r1.pBetter).toBeGreaterThan(0.99);
   });
   it('says 0.5 for identical score vectors and rejects unpaired input', () => {
-    const same = pairedBootstrap([1, 0, 1], [1, 0, 1], { seed: 1 });
-    expect(same).toEqual({ meanDiff: 0, ci95: [0, 0], pBetter: 0.5 });
-    expect(() => pairedBootstrap([1], [1, 2])).toThrow(/equal lengths/);
+    const same = pairedBootstrap([1, 0, 1], [1, 0, 1], { rng: createRng(1) });
+    expect([same.mean, same.lower, same.upper, same.pBetter]).toEqual([0, 0, 0, 0.5]);
+    expect(() => pairedBootstrap([1], [1, 2], { rng: createRng(1) })).toThrow(/paired/);
   });
 });
 

@@ -1,6 +1,7 @@
 import type { Archive } from '../archive/archive.ts';
 import type { ProgramRecord, Scores } from '../archive/schemas.ts';
 import type { SearchState } from '../archive/state.ts';
+import { sha256 } from '../archive/program-id.ts';
 import { applyAndCheck, describeEditFailure } from '../design/apply-edits.ts';
 import type { CompileResult, CompiledProgram } from '../evaluate/sandbox-api.ts';
 import { diagnose, type Diagnosis } from '../diagnose/diagnosis.ts';
@@ -191,6 +192,7 @@ export async function runSearch(options: SearchLoopOptions): Promise<SearchResul
       });
     }
     const revisions = options.control ? [] : revisionNotes(state);
+    const knownHashes = new Set(state.programs.filter((p) => p.hasSource).map((p) => p.contentHash));
 
     let repair: { edits: unknown[]; feedback: string; attempt: number } | undefined;
     for (let attempt = 0; attempt <= (options.repairs ?? 2); attempt++) {
@@ -204,6 +206,7 @@ export async function runSearch(options: SearchLoopOptions): Promise<SearchResul
         revisions,
         objective,
         rng: rng.fork(`propose:${attempt}`),
+        isKnownSource: (src) => knownHashes.has(sha256(src)),
         ...(repair ? { repair } : {}),
         });
       } catch (err) {

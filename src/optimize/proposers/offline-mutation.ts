@@ -1,7 +1,7 @@
 import { FAILURE_CATEGORIES } from '../../diagnose/diagnosis.ts';
 import type { Diagnosis } from '../../diagnose/diagnosis.ts';
+import { applyEdits } from '../../design/apply-edits.ts';
 import type { EditOp } from '../../design/edit-ops.ts';
-import type { Rng } from '../rng.ts';
 import {
   CONSTANT_RANGES,
   CONSTANT_TARGETS,
@@ -78,17 +78,18 @@ export function createMutationProposer(options: { operators?: readonly MutationO
       const tried = triedOnParent(ctx.revisions, id);
       const order = targetOrder(ctx.diagnosis);
       const counts = ctx.diagnosis?.counts ?? {};
+      // A move whose result is already in the archive (a tweak that undoes an earlier one) teaches nothing.
+      const fresh = (edits: EditOp[]): boolean => {
+        if (!ctx.isKnownSource) return true;
+        const r = applyEdits(source, edits);
+        return !r.ok || !ctx.isKnownSource(r.source);
+      };
       for (const target of order) {
-        const structural = operators.filter((op) => op.targets.includes(target) && !tried.has(op.name) && applicable(op, source, names));
-        if (structural.length) {
-          const op = pick(structural, ctx.rng);
+        const structural = ctx.rng.shuffle(operators.filter((op) => op.targets.includes(target) && !tried.has(op.name) && applicable(op, source, names)));
+        for (const op of structural) {
           const edits: EditOp[] = op.edits((n) => names.has(n), (m) => source.includes(m));
-          return {
-            edits,
-            operator: op.name,
-            target,
-            rationale: `${describe(target, counts)}; operator ${op.name}: ${op.why}.`,
-          };
+          if (!fresh(edits)) continue;
+          return { edits, operator: op.name, target, rationale: `${describe(target, counts)}; operator ${op.name}: ${op.why}.` };
         }
         const constants = [...numericConstants(source)].filter(([n]) => (CONSTANT_TARGETS[n] ?? 'retrieval') === target);
         const moves: Array<{ name: string; value: number; operator: string }> = [];
@@ -98,23 +99,15 @@ export function createMutationProposer(options: { operators?: readonly MutationO
             if (t && !tried.has(t.operator)) moves.push({ name, ...t });
           }
         }
-        if (moves.length) {
-          const m = pick(moves, ctx.rng);
-          return {
-            edits: [{ op: 'set-constant', name: m.name, value: m.value }],
-            operator: m.operator,
-            target,
-            rationale: `${describe(target, counts)}; tweak ${m.name} to ${m.value}.`,
-          };
+        for (const m of ctx.rng.shuffle(moves)) {
+          const edits: EditOp[] = [{ op: 'set-constant', name: m.name, value: m.value }];
+          if (!fresh(edits)) continue;
+          return { edits, operator: m.operator, target, rationale: `${describe(target, counts)}; tweak ${m.name} to ${m.value}.` };
         }
       }
       return null;
     },
   };
-}
-
-function pick<T>(items: readonly T[], rng: Rng): T {
-  return items[rng.int(items.length)]!;
 }
 
 function describe(target: OperatorTarget, counts: Record<string, number>): string {

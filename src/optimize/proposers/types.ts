@@ -32,6 +32,8 @@ export interface ProposalContext {
   /** The objective the search maximises (shown to an LLM proposer). */
   objective: string;
   rng: Rng;
+  /** True when a design with exactly this source is already in the archive (so a proposer can avoid re-proposing it). */
+  isKnownSource?: (source: string) => boolean;
   /** Set on a repair attempt: the edits that did not apply or compile, and what went wrong. */
   repair?: { edits: unknown[]; feedback: string; attempt: number };
 }

@@ -11,6 +11,8 @@ export interface PairedBootstrapResult {
   /** Paired questions. */
   n: number;
   resamples: number;
+  /** Share of resamples whose mean difference is above 0 (ties count half): how often a beats b. */
+  pBetter: number;
 }
 
 /**
@@ -29,7 +31,7 @@ export function pairedBootstrap(
   const level = options.level ?? 0.95;
   if (!(level > 0 && level < 1)) throw new RangeError(`pairedBootstrap: level must be in (0, 1), got ${level}`);
   const n = a.length;
-  if (n === 0) return { mean: 0, lower: 0, upper: 0, level, n, resamples };
+  if (n === 0) return { mean: 0, lower: 0, upper: 0, level, n, resamples, pBetter: 0.5 };
   const d = new Float64Array(n);
   let sum = 0;
   for (let i = 0; i < n; i++) {
@@ -37,14 +39,16 @@ export function pairedBootstrap(
     sum += d[i]!;
   }
   const means = new Float64Array(resamples);
+  let better = 0;
   for (let r = 0; r < resamples; r++) {
     let s = 0;
     for (let i = 0; i < n; i++) s += d[options.rng.int(n)]!;
     means[r] = s / n;
+    better += means[r]! > 1e-12 ? 1 : Math.abs(means[r]!) <= 1e-12 ? 0.5 : 0;
   }
   means.sort();
   const alpha = (1 - level) / 2;
   const lo = Math.max(0, Math.floor(alpha * resamples + 1e-9));
   const hi = Math.min(resamples - 1, Math.ceil((1 - alpha) * resamples - 1e-9) - 1);
-  return { mean: sum / n, lower: means[lo]!, upper: means[Math.max(lo, hi)]!, level, n, resamples };
+  return { mean: sum / n, lower: means[lo]!, upper: means[Math.max(lo, hi)]!, level, n, resamples, pBetter: better / resamples };
 }
