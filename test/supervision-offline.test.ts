@@ -50,7 +50,13 @@ describe.skipIf(!existsSync(LOCOMO))('offline generation on every LoCoMo convers
     const { items, summary } = await generateSupervision(history, { mode: 'offline', n: 300 });
     expectSound(history, items);
     expect(GenerationSummarySchema.parse(summary).kept).toBe(items.length);
-    expect(Object.keys(summary.byType).length).toBeGreaterThanOrEqual(3);
+    expect(Object.keys(summary.byType).length).toBeGreaterThanOrEqual(4);
+    // The linked-pair family makes multi-hop questions from the same session, with both records as evidence.
+    const multi = items.filter((i) => i.category === 'multi-hop');
+    expect(multi.length).toBeGreaterThanOrEqual(10);
+    for (const m of multi) expect(new Set(m.evidence.map((e) => e.record)).size).toBe(2);
+    // Questions are phrased from the evidence, not built from bags of cue words.
+    for (const it of items) expect(it.question).not.toMatch(/\bthe mention of\b|talked about \w+, \w+ and \w+/);
   }, 120_000);
 });
 

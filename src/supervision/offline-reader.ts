@@ -1,20 +1,80 @@
 import type { SourceRecord } from '../../sandbox/contract.ts';
 import { extractiveAnswer, NOT_MENTIONED } from '../evaluate/extractive-reader.ts';
-import { findDates, isoDate } from '../evaluate/date-parse.ts';
-import { terms } from '../text/text.ts';
+import { formatDate, isoDate, monthNumber, parseExactDate } from '../evaluate/date-parse.ts';
+import { isStopword, stem, terms } from '../text/text.ts';
 import type { BlindInput, BlindReader, BlindReading } from './blind-recovery.ts';
 import { recordDate } from './bundles.ts';
+import { isTopicWord } from './rule-based/cues.ts';
+import { roleRange, whoAt } from './rule-based/speakers.ts';
 
 /** Name and version of the offline blind reader. */
-export const OFFLINE_READER = 'localise+extract@1';
+export const OFFLINE_READER = 'localise+extract@2';
 
 // Words of question phrasing that say nothing about which record is meant.
-const FRAME = new Set(terms('separate conversations conversation sessions session e-mails emails mails come came mention mentioned talk talked passed later days many much name given date written document section'));
+const FRAME = new Set(
+  terms(
+    'separate conversations conversation sessions session e-mails emails mails come came mention mentioned talk talked talking passed later days many much name given date written document section brought bring part give shared percentage money',
+  ),
+);
 
-/** Records ranked by BM25 of the question's terms, IDF taken within the bundle (the reader's own localisation). */
-function rank(question: string, records: readonly SourceRecord[]): Array<{ r: SourceRecord; score: number }> {
-  const q = [...new Set(terms(question))];
-  const docs = records.map((r) => terms(`${r.title ?? ''} ${r.text}`));
+const UNANSWERABLE: BlindReading = { answerable: false, answer: NOT_MENTIONED, citations: [] };
+
+/** Who said it and roughly when, as a question states it ("… Caroline … in May 2023", "… the user … on 3 May 2024"). */
+interface Constraints {
+  speaker?: string;
+  day?: string;
+  month?: string;
+}
+
+function escape(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function constraintsOf(part: string, speakers: readonly string[], withSpeaker: boolean): Constraints {
+  const c: Constraints = {};
+  const day = /\bon (\d{1,2} [A-Z][a-z]+ \d{4})\b/.exec(part);
+  const month = /\bin ([A-Z][a-z]+) (\d{4})\b/.exec(part);
+  if (day) {
+    const d = parseExactDate(day[1]!);
+    if (d) c.day = isoDate(d);
+  } else if (month && monthNumber(month[1]!)) {
+    c.month = `${month[2]}-${String(monthNumber(month[1]!)).padStart(2, '0')}`;
+  }
+  if (withSpeaker) {
+    let at = Number.POSITIVE_INFINITY;
+    for (const s of speakers) {
+      const m = new RegExp(`(?<![\\p{L}])${escape(s)}(?![\\p{L}])`, 'u').exec(part);
+      if (m && m.index < at) {
+        at = m.index;
+        c.speaker = s;
+      }
+    }
+  }
+  return c;
+}
+
+/** The text of a record a speaker said (their half of a User/Assistant turn), or undefined when they said none of it. */
+function saidText(r: SourceRecord, speaker: string | undefined): string | undefined {
+  if (!speaker) return `${r.title ?? ''} ${r.text}`;
+  if (r.kind === 'turn' && r.text.startsWith('User: ')) {
+    if (speaker !== 'the user' && speaker !== 'the assistant') return undefined;
+    const [s, e] = roleRange(r, speaker);
+    return r.text.slice(s, e);
+  }
+  return whoAt(r, 0) === speaker ? `${r.title ?? ''} ${r.text}` : undefined;
+}
+
+function admits(c: Constraints, r: SourceRecord): boolean {
+  const d = recordDate(r);
+  if (c.day && d !== c.day) return false;
+  if (c.month && !d?.startsWith(c.month)) return false;
+  return saidText(r, c.speaker) !== undefined;
+}
+
+/** Records ranked by BM25 of the question's terms (IDF within the given records), over what the speaker said. */
+function rank(question: string, records: readonly SourceRecord[], speaker?: string): Array<{ r: SourceRecord; score: number }> {
+  const q = [...new Set(terms(question))].filter((t) => !FRAME.has(t));
+  const docs = records.map((r) => terms(saidText(r, speaker) ?? ''));
   const avg = docs.reduce((s, d) => s + d.length, 0) / Math.max(1, docs.length);
   const df = new Map<string, number>();
   for (const d of docs) for (const t of new Set(d)) df.set(t, (df.get(t) ?? 0) + 1);
@@ -33,7 +93,14 @@ function rank(question: string, records: readonly SourceRecord[]): Array<{ r: So
       }
       return { r, score };
     })
+    .filter((x) => x.score > 0)
     .sort((a, b) => b.score - a.score);
+}
+
+/** The best record for a part of a question, honouring the speaker and time it names. */
+function locate(part: string, records: readonly SourceRecord[], speakers: readonly string[], withSpeaker = true): SourceRecord | undefined {
+  const c = constraintsOf(part, speakers, withSpeaker);
+  return rank(part, records.filter((r) => admits(c, r)), c.speaker)[0]?.r;
 }
 
 function dayNumber(iso: string): number {
@@ -57,33 +124,124 @@ function contextOf(records: readonly SourceRecord[]): { text: string; owner: (of
   return { text, owner: (o) => ranges.find(([s, e]) => o >= s && o < e)?.[2] };
 }
 
+/** "yoga studio" for "studio": the noun with the content words right before it (no punctuation between). */
+function kindPhrase(text: string, noun: string): string | undefined {
+  const re = new RegExp(`((?:[\\p{L}][\\p{L}'’-]*\\s+){0,2})(${escape(noun)})(?![\\p{L}])`, 'iu');
+  const m = re.exec(text);
+  if (!m) return undefined;
+  const before = m[1]!.trim().split(/\s+/).filter(Boolean);
+  const keep: string[] = [];
+  for (let k = before.length - 1; k >= 0; k--) {
+    const w = before[k]!;
+    const lower = w.toLowerCase();
+    if (isStopword(lower) || !isTopicWord(lower)) break;
+    keep.unshift(/^[A-Z][a-z]/.test(w) && k === 0 && /[.!?]\s*$/.test(text.slice(0, m.index)) ? lower : w);
+  }
+  if (!keep.length) return undefined;
+  return [...keep, m[2]!].join(' ');
+}
+
+/** "Which N …": the phrase naming the N in the best record that says N. */
+function readWhich(question: string, noun: string, records: readonly SourceRecord[], c: Constraints): BlindReading | undefined {
+  const nounStem = stem(noun.toLowerCase());
+  const said = records.filter((r) => admits(c, r) && terms(saidText(r, c.speaker) ?? '').includes(nounStem));
+  const best = rank(question, said, c.speaker)[0]?.r ?? said[0];
+  if (!best) return undefined;
+  const phrase = kindPhrase(saidText(best, c.speaker)!, noun);
+  return phrase ? { answerable: true, answer: phrase, citations: [best.id] } : undefined;
+}
+
+/** Everything but "which N", answered from the given records: localise, then extract. */
+function readPlain(q: string, input: BlindInput, records: readonly SourceRecord[], c: Constraints, topK: number): BlindReading {
+  const ranked = rank(q, records.filter((r) => admits(c, r)), c.speaker);
+  if (!ranked.length) return UNANSWERABLE;
+  if (/^who\b/i.test(q) && ranked[0]!.r.speaker) {
+    // "Who said / sent …": the speaker of the record that says it.
+    const best = ranked[0]!.r;
+    return { answerable: true, answer: best.speaker!, citations: [best.id] };
+  }
+  if (/^when (?:in [A-Z][a-z]+ \d{4} )?(?:did|was)\b/i.test(q)) {
+    // "When did X talk about …": the date of the passage that says it.
+    const best = ranked[0]!.r;
+    const d = recordDate(best);
+    if (!d) return UNANSWERABLE;
+    return { answerable: true, answer: formatDate(parseExactDate(d)!), citations: [best.id] };
+  }
+  const top = ranked.slice(0, topK).map((x) => x.r);
+  const ctx = contextOf(top.map((r) => (c.speaker && r.text.startsWith('User: ') ? { ...r, text: saidText(r, c.speaker)! } : r)));
+  const got = extractiveAnswer(q, ctx.text, { answerType: input.answerType });
+  if (got.answer === NOT_MENTIONED) return UNANSWERABLE;
+  const needle = got.answer.toLowerCase();
+  const citations = top.filter((r) => r.text.toLowerCase().includes(needle) || r.speaker?.toLowerCase() === needle).slice(0, 3).map((r) => r.id);
+  const owner = got.span ? ctx.owner(got.span[0]) : undefined;
+  if (owner && !citations.includes(owner)) citations.unshift(owner);
+  if (!citations.length) citations.push(top[0]!.id);
+  return { answerable: true, answer: got.answer, citations };
+}
+
+const MONTH = '(January|February|March|April|May|June|July|August|September|October|November|December)';
+
+/** "between April and June 2024" / "between December 2022 and March 2023" / "in May 2023" as an ISO date range. */
+function monthWindow(q: string): { from: string; to: string; start: number; end: number } | undefined {
+  const iso = (m: string, y: string): string => `${y}-${String(monthNumber(m)).padStart(2, '0')}`;
+  const between = new RegExp(`\\bbetween ${MONTH}(?: (\\d{4}))? and ${MONTH} (\\d{4})\\b`).exec(q);
+  if (between) {
+    const from = iso(between[1]!, between[2] ?? between[4]!);
+    const to = iso(between[3]!, between[4]!);
+    return { from: `${from}-01`, to: `${to}-31`, start: between.index, end: between.index + between[0].length };
+  }
+  const inMonth = new RegExp(`\\bin ${MONTH} (\\d{4})\\b`).exec(q);
+  if (inMonth) {
+    const m = iso(inMonth[1]!, inMonth[2]!);
+    return { from: `${m}-01`, to: `${m}-31`, start: inMonth.index, end: inMonth.index + inMonth[0].length };
+  }
+  return undefined;
+}
+
+/** The records a linked question's second hop reads: the next turns of the first record's thread, or the documents it shares. */
+function reachOf(a: SourceRecord, records: readonly SourceRecord[], attachment: boolean): SourceRecord[] {
+  if (!attachment) {
+    const mates = records.filter((r) => r.thread !== undefined && r.thread === a.thread);
+    const at = mates.indexOf(a);
+    return mates.slice(at + 1, at + 13);
+  }
+  const refs = new Set(a.refs ?? []);
+  const uploads = [...a.text.matchAll(/\[Upload ([^\]\n]+)\]/g)].map((m) => m[1]!.trim().toLowerCase().replace(/\.(md|html?|txt|pdf|docx?)$/, ''));
+  return records.filter(
+    (r) => r.kind === 'document' && (refs.has(r.id) || (r.thread !== undefined && refs.has(r.thread)) || uploads.some((u) => u.length >= 3 && `${r.id}\u0000${r.thread ?? ''}\u0000${r.title ?? ''}`.toLowerCase().includes(u))),
+  );
+}
+
 /**
- * The offline blind reader. It is not a model: it localises the question in the bundle with BM25 over the
- * bundle's own records, then answers by the question's form — "how many days passed between" subtracts the
- * dates of the two best records; "in how many … between <date> and <date>" counts the conversations (or e-mails)
- * in that window whose records contain the question's topic words; anything else goes to the extractive reader
- * over the best records. It cites the records its answer came from.
+ * The offline blind reader. It is not a model: it reads the question's constraints (a named speaker, "in
+ * <month>", "on <date>"), localises the question in the bundle with BM25 over what that speaker said there, then
+ * answers by the question's form — "how many days passed between A and B" subtracts the dates of the records
+ * found for A and for B; "in how many … between <date> and <date>" counts the conversations (or e-mails) in that
+ * window whose records contain the question's topic words; "after A, …" / "in the document … shared while
+ * talking about A, …" finds A first and reads the rest from the turns after it or the documents it shared;
+ * "which N" returns the phrase naming the N; "who" the speaker; "when" the passage's date; anything else goes to
+ * the extractive reader over the best records. It cites the records its answer came from.
  */
 export function createOfflineBlindReader(options: { topK?: number } = {}): BlindReader {
   const topK = options.topK ?? 6;
   return {
     name: OFFLINE_READER,
     async read(input: BlindInput): Promise<BlindReading> {
-      const ranked = rank(input.question, input.records).filter((x) => x.score > 0);
-      if (!ranked.length) return { answerable: false, answer: NOT_MENTIONED, citations: [] };
       const q = input.question;
-      if (/^how many days\b/i.test(q)) {
-        const first = ranked[0]!;
-        const d1 = recordDate(first.r);
-        const second = ranked.slice(1, topK).find((x) => recordDate(x.r) && recordDate(x.r) !== d1);
-        if (!d1 || !second) return { answerable: false, answer: NOT_MENTIONED, citations: [] };
-        const days = Math.abs(dayNumber(recordDate(second.r)!) - dayNumber(d1));
-        return { answerable: true, answer: `${days} days`, citations: [first.r.id, second.r.id] };
+      const speakers = [...new Set(input.records.map((r) => whoAt(r, 0)).filter((s): s is string => !!s)), 'the user', 'the assistant'];
+      const days = /^how many days passed between (.+?) and ((?:when|the e-mail about) .+)\?$/i.exec(q);
+      if (days) {
+        const a = locate(days[1]!, input.records, speakers);
+        const b = locate(days[2]!, input.records, speakers);
+        const da = a && recordDate(a);
+        const db = b && recordDate(b);
+        if (!a || !b || !da || !db || a === b) return UNANSWERABLE;
+        return { answerable: true, answer: `${Math.abs(dayNumber(db) - dayNumber(da))} days`, citations: [a.id, b.id] };
       }
-      const window = findDates(q).filter((d) => d.date.day !== undefined);
-      if (/^in how many\b/i.test(q) && window.length === 2) {
-        const [from, to] = window.map((d) => isoDate(d.date)).sort() as [string, string];
-        const topic = terms(q.slice(0, window[0]!.start) + q.slice(window[1]!.end)).filter((t) => !FRAME.has(t));
+      const window = monthWindow(q);
+      if (/^in how many\b/i.test(q) && window) {
+        const { from, to } = window;
+        const topic = terms(q.slice(0, window.start) + q.slice(window.end)).filter((t) => !FRAME.has(t));
         const emails = /\be-?mails\b/i.test(q);
         const hits = input.records.filter((r) => {
           const d = recordDate(r);
@@ -91,25 +249,33 @@ export function createOfflineBlindReader(options: { topK?: number } = {}): Blind
           const set = new Set(terms(`${r.title ?? ''} ${r.text}`));
           return topic.length > 0 && topic.every((t) => set.has(t));
         });
-        const groups = new Set(hits.map((r) => (emails ? r.id : r.thread ?? r.id)));
-        if (!groups.size) return { answerable: false, answer: NOT_MENTIONED, citations: [] };
+        const groups = new Set(hits.map((r) => (emails ? r.id : (r.thread ?? r.id))));
+        if (!groups.size) return UNANSWERABLE;
         return { answerable: true, answer: String(groups.size), citations: hits.map((r) => r.id) };
       }
-      if (/^who\b/i.test(q) && ranked[0]!.r.speaker) {
-        // "Who said / sent …": the speaker of the record that says it.
-        const best = ranked[0]!.r;
-        return { answerable: true, answer: best.speaker!, citations: [best.id] };
+      const linked = /^(?:After (.+?)|In the document (.+?) shared while talking about (.+?)), (.+)$/.exec(q);
+      if (linked) {
+        const attachment = linked[1] === undefined;
+        const first = attachment ? `${linked[2]} talked about ${linked[3]}` : linked[1]!;
+        const a = locate(first, input.records.filter((r) => r.kind === 'turn'), speakers);
+        if (!a) return UNANSWERABLE;
+        const rest = linked[4]!.replace(/^./, (ch) => ch.toUpperCase());
+        const reach = reachOf(a, input.records, attachment);
+        const c = constraintsOf(rest, speakers, !attachment);
+        const which = /^Which ([\p{L}'’-]+) /u.exec(rest);
+        const got = which ? readWhich(rest, which[1]!, reach, c) : readPlain(rest, input, reach, c, topK);
+        if (!got?.answerable) return UNANSWERABLE;
+        return { ...got, citations: [a.id, ...got.citations.filter((id) => id !== a.id)] };
       }
-      const top = ranked.slice(0, topK).map((x) => x.r);
-      const ctx = contextOf(top);
-      const got = extractiveAnswer(q, ctx.text, { answerType: input.answerType });
-      if (got.answer === NOT_MENTIONED) return { answerable: false, answer: got.answer, citations: [] };
-      const needle = got.answer.toLowerCase();
-      const citations = top.filter((r) => r.text.toLowerCase().includes(needle) || r.speaker?.toLowerCase() === needle).slice(0, 3).map((r) => r.id);
-      const owner = got.span ? ctx.owner(got.span[0]) : undefined;
-      if (owner && !citations.includes(owner)) citations.unshift(owner);
-      if (!citations.length) citations.push(top[0]!.id);
-      return { answerable: true, answer: got.answer, citations };
+      const bySpeaker = !/^who\b/i.test(q);
+      const c = constraintsOf(q, speakers, bySpeaker);
+      const which = /^Which ([\p{L}'’-]+) (?:did|does|is|was)\b/u.exec(q);
+      if (which) {
+        const kinds = /\bin an e-mail\b/.test(q) ? input.records.filter((r) => r.kind === 'email') : input.records.filter((r) => r.kind !== 'email');
+        return readWhich(q, which[1]!, kinds, c) ?? UNANSWERABLE;
+      }
+      const pool = /\be-mail\b/.test(q) ? input.records.filter((r) => r.kind === 'email') : /^(what|how)\b.*\bdoes the document\b/i.test(q) ? input.records.filter((r) => r.kind === 'document') : input.records;
+      return readPlain(q, input, pool, c, topK);
     },
   };
 }

@@ -68,11 +68,13 @@ function entitiesIn(text: string, s: Sentence, exclude: ReadonlySet<string>, com
       value = parts.slice(1).join(' ');
     }
     const words = value.split(/\s+/);
-    while (words.length && NOT_ENTITY.has(words[0]!.toLowerCase().replace(/\.$/, ''))) words.shift();
-    while (words.length && NOT_ENTITY.has(words[words.length - 1]!.toLowerCase().replace(/\.$/, ''))) words.pop();
+    const key = (w: string): string => w.toLowerCase().replace(/’/g, "'").replace(/\.$/, '');
+    while (words.length && NOT_ENTITY.has(key(words[0]!))) words.shift();
+    while (words.length && NOT_ENTITY.has(key(words[words.length - 1]!))) words.pop();
     value = words.join(' ');
     if (value.length < 3 || words.length > 4) continue;
-    if (words.every((w) => NOT_ENTITY.has(w.toLowerCase().replace(/\.$/, '')))) continue;
+    if (words.every((w) => NOT_ENTITY.has(key(w)))) continue;
+    if (words.some((w) => /['’](m|ve|ll|d|re)$/i.test(w))) continue;
     if (exclude.has(value.toLowerCase()) || words.some((w) => exclude.has(w.toLowerCase()))) continue;
     if (/^[A-Z]{1,2}$/.test(value)) continue;
     // A proper noun is never written in lower case; a word the history also writes lower-case is a common word.

@@ -1,4 +1,6 @@
 import { isStopword, stem } from '../../text/text.ts';
+import { roleRange, whoAt } from './speakers.ts';
+import { nounUsage } from './phrases.ts';
 import type { Bundle } from '../bundles.ts';
 import type { QuestionType } from '../plan.ts';
 import type { RecordGraph } from '../record-graph.ts';
@@ -12,6 +14,10 @@ import {
   dateQuestion,
   daysBetweenQuestion,
   entityQuestion,
+  linkedQuestion,
+  linkedRecords,
+  linkedWhichQuestion,
+  whichQuestion,
   quantityQuestion,
   whenQuestion,
   whoQuestion,
@@ -20,7 +26,7 @@ import {
 } from './templates.ts';
 
 /** Name and version of the offline generator, written into every item it makes. */
-export const RULE_BASED_GENERATOR = 'rule-based@1';
+export const RULE_BASED_GENERATOR = 'rule-based@2';
 
 /** Question types the rule-based generator can write (it has no false-premise template). */
 export const RULE_BASED_TYPES: readonly QuestionType[] = ['single-hop', 'multi-hop', 'temporal', 'aggregation'];
@@ -44,12 +50,34 @@ export function createRuleContext(graph: RecordGraph): RuleContext {
   for (const r of graph.records) for (const m of r.text.matchAll(/(?<![\p{L}\p{N}])[a-z][a-z'’-]+/gu)) lowerSeen.add(m[0]);
   const common = (w: string): boolean => lowerSeen.has(w);
   const cache = new Map<number, TextFact[]>();
+  const usage = nounUsage(graph.records.map((r) => r.text));
+  const roleStems = new Map<string, Set<string>>();
   return {
     graph,
     postings,
     speakers,
     speakerStems,
     multiSpeaker: turnSpeakers.size >= 2,
+    nounUsage: usage,
+    shortRecords: graph.records.reduce((n, r) => n + r.text.split(/\s+/).length, 0) / Math.max(1, graph.records.length) < 40,
+    saidBy(k, who, stems) {
+      const r = graph.records[k]!;
+      if (r.kind === 'turn' && r.text.startsWith('User: ') && (who === 'the user' || who === 'the assistant')) {
+        const key = `${k}\u0000${who}`;
+        let set = roleStems.get(key);
+        if (!set) {
+          const [s, e] = roleRange(r, who);
+          roleStems.set(key, (set = new Set(tokensIn(r.text, s, e).map((t) => t.stem))));
+        }
+        return stems.every((x) => set.has(x));
+      }
+      return whoAt(r, 0) === who && stems.every((x) => graph.termSets[k]!.has(x));
+    },
+    documentTitle(i) {
+      const first = graph.threads.get(graph.threadOf[i]!)?.[0];
+      const r = first === undefined ? undefined : graph.records[first];
+      return r?.kind === 'document' ? r.title?.replace(/\s+/g, ' ').trim() : undefined;
+    },
     facts(i) {
       let f = cache.get(i);
       if (!f) cache.set(i, (f = extractFacts(graph.records[i]!, speakers, common)));
@@ -79,13 +107,18 @@ export function ruleCandidate(ctx: RuleContext, bundle: Bundle, type: QuestionTy
         const facts = rng.shuffle(ctx.facts(i));
         for (const f of facts) {
           if (!budget()) return undefined;
-          const c = f.kind === 'quantity' ? quantityQuestion(ctx, i, f) : f.kind === 'entity' ? entityQuestion(ctx, i, f) : dateQuestion(ctx, i, f);
+          const c = f.kind === 'quantity' ? quantityQuestion(ctx, i, f, rng) : f.kind === 'entity' ? entityQuestion(ctx, i, f, rng) : dateQuestion(ctx, i, f, rng);
+          if (c) return c;
+        }
+        if (rng.next() < 0.5) {
+          if (!budget()) return undefined;
+          const c = whichQuestion(ctx, i, rng);
           if (c) return c;
         }
         const sentences = contentSentences(ctx.graph.records[i]!);
-        if (sentences.length && rng.next() < 0.2) {
+        if (sentences.length && rng.next() < 0.4) {
           if (!budget()) return undefined;
-          const c = whoQuestion(ctx, i, sentences[rng.int(sentences.length)]!);
+          const c = whoQuestion(ctx, i, sentences[rng.int(sentences.length)]!, rng);
           if (c) return c;
         }
       }
@@ -98,20 +131,22 @@ export function ruleCandidate(ctx: RuleContext, bundle: Bundle, type: QuestionTy
         if (!si) continue;
         if (!budget()) return undefined;
         if (!pairs) {
-          const c = whenQuestion(ctx, i, si);
+          const c = whenQuestion(ctx, i, si, rng);
           if (c) return c;
           continue;
         }
         const j = members.find((k) => k !== i && ctx.graph.threadOf[k] !== ctx.graph.threadOf[i] && contentSentences(ctx.graph.records[k]!).length > 0);
         if (j === undefined) continue;
         const sj = rng.shuffle(contentSentences(ctx.graph.records[j]!))[0]!;
-        const c = daysBetweenQuestion(ctx, i, si, j, sj);
+        const c = daysBetweenQuestion(ctx, i, si, j, sj, rng);
         if (c) return c;
       }
       return undefined;
     }
     case 'aggregation': {
-      const maxDf = Math.max(4, Math.floor(ctx.graph.records.length * 0.03));
+      // A term in a few dozen records would make the count a census of common words, and its evidence a list no
+      // retrieval could deliver in ten hits.
+      const maxDf = Math.max(4, Math.min(12, Math.floor(ctx.graph.records.length * 0.03)));
       for (const i of members) {
         const r = ctx.graph.records[i]!;
         if (r.kind !== 'turn' && r.kind !== 'email') continue;
@@ -134,6 +169,13 @@ export function ruleCandidate(ctx: RuleContext, bundle: Bundle, type: QuestionTy
       return undefined;
     }
     case 'multi-hop': {
+      // Two families: a pair linked in the record graph (same conversation, or a shared document), and two
+      // passages of different conversations naming the same entity. The linked family is tried first; it is
+      // the one most histories can support.
+      if (rng.next() < 0.75) {
+        const c = linkedCandidate(ctx, members, rng, budget);
+        if (c) return c;
+      }
       const inBundle = new Set(members);
       for (const i of members) {
         for (const f of rng.shuffle(ctx.facts(i).filter((x) => x.kind === 'entity'))) {
@@ -146,14 +188,38 @@ export function ruleCandidate(ctx: RuleContext, bundle: Bundle, type: QuestionTy
           const ordered = [...others.filter((j) => inBundle.has(j)), ...rng.shuffle(others.filter((j) => !inBundle.has(j)))];
           for (const j of ordered.slice(0, 3)) {
             if (!budget()) return undefined;
-            const c = bridgeQuestion(ctx, i, f, j);
+            const c = bridgeQuestion(ctx, i, f, j, rng);
             if (c) return c;
           }
         }
       }
-      return undefined;
+      return linkedCandidate(ctx, members, rng, budget);
     }
     default:
       return undefined;
   }
+}
+
+/** A linked-pair multi-hop candidate whose first record is a turn of the bundle, or undefined. */
+function linkedCandidate(ctx: RuleContext, members: readonly number[], rng: Rng, budget: () => boolean): RuleCandidate | undefined {
+  for (const a of members) {
+    if (ctx.graph.records[a]!.kind !== 'turn') continue;
+    for (const link of ['attachment', 'thread'] as const) {
+      const reach = linkedRecords(ctx, a, link);
+      for (const b of rng.shuffle(reach).slice(0, 8)) {
+        if (rng.next() < 0.8) {
+          if (!budget()) return undefined;
+          const c = linkedWhichQuestion(ctx, a, b, link, rng);
+          if (c) return c;
+        }
+        for (const f of rng.shuffle(ctx.facts(b)).slice(0, 3)) {
+          if (f.kind === 'date') continue;
+          if (!budget()) return undefined;
+          const c = linkedQuestion(ctx, a, b, f, link, rng);
+          if (c) return c;
+        }
+      }
+    }
+  }
+  return undefined;
 }

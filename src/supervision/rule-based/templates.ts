@@ -4,8 +4,14 @@ import { formatDate, parseExactDate } from '../../evaluate/date-parse.ts';
 import { recordDate } from '../bundles.ts';
 import type { AnswerPlan, Operation, PlanFact, QuestionType } from '../plan.ts';
 import type { RecordGraph } from '../record-graph.ts';
-import { joinWords, pickCues, tokensIn, type Cues, type Postings } from './cues.ts';
+import type { Rng } from '../rng.ts';
+import { tokensIn, type Postings, type Token } from './cues.ts';
 import { splitSentences, type Sentence, type TextFact } from './facts.ts';
+import { ambiguityWeight, pickGist, scopedMatches, stemsOf, type Gist } from './gist.ts';
+import { monthOf, nounPhrases, timePhrase, type Phrase } from './phrases.ts';
+import { roleRange, whoAt } from './speakers.ts';
+
+export { whoAt } from './speakers.ts';
 
 /** A templated question with its computed plan, before the programmatic checks. */
 export interface RuleCandidate {
@@ -27,40 +33,19 @@ export interface RuleContext {
   speakerStems: ReadonlySet<string>;
   /** True when turns have more than one named speaker (who-said questions make sense). */
   multiSpeaker: boolean;
+  /** True when `who` (as {@link whoAt} names them) said words with every stem of `stems` in record `index`. */
+  saidBy(index: number, who: string, stems: readonly string[]): boolean;
+  /** True when the history's records are short (chat turns of a sentence or two, under ~40 words on average). */
+  shortRecords: boolean;
+  /** Whether the history uses a word as a noun-phrase head or modifier (see nounUsage). */
+  nounUsage(lower: string): 'head' | 'modifier' | undefined;
+  /** The title of the document a section belongs to (its first section's title). */
+  documentTitle(index: number): string | undefined;
 }
 
-/** Who said the text at `offset` of a record, as a question names them (undefined: no one in particular). */
-export function whoAt(r: SourceRecord, offset: number): string | undefined {
-  if (r.kind === 'turn' && r.text.startsWith('User: ')) {
-    const a = r.text.indexOf('\nAssistant: ');
-    return a >= 0 && offset > a ? 'the assistant' : 'the user';
-  }
-  if (!r.speaker) return undefined;
-  const s = r.speaker.toLowerCase();
-  if (s === 'user') return 'the user';
-  if (s === 'assistant') return 'the assistant';
-  return r.speaker;
-}
+type Fact<K extends TextFact['kind']> = Extract<TextFact, { kind: K }>;
 
-function about(r: SourceRecord, offset: number, cues: Cues): string {
-  const who = whoAt(r, offset);
-  const topic = joinWords(cues.words);
-  if (r.kind === 'email') return `in the e-mail about ${topic}`;
-  if (r.kind === 'document') return `in the document section about ${topic}`;
-  return who ? `as ${who} talked about ${topic}` : `in the conversation about ${topic}`;
-}
-
-function stemsOf(text: string): Set<string> {
-  return new Set(tokensIn(text).map((t) => t.stem));
-}
-
-function excludeFor(ctx: RuleContext, answer: string): Set<string> {
-  const s = stemsOf(answer);
-  for (const x of ctx.speakerStems) s.add(x);
-  return s;
-}
-
-function fact(r: SourceRecord, s: Sentence, statement: string): PlanFact {
+function fact(r: SourceRecord, s: Pick<Sentence, 'start' | 'end'>, statement: string): PlanFact {
   return { record: r.id, quote: r.text.slice(s.start, s.end), statement };
 }
 
@@ -76,60 +61,136 @@ function plan(
   return { questionType: type, intent, answer, answerType, facts, evidence: [...contributions].map(([record, contribution]) => ({ record, contribution })), operations };
 }
 
-const only = (i: number) => (m: number[]) => m.length === 1 && m[0] === i;
+function excludeFor(ctx: RuleContext, answer: string): Set<string> {
+  const s = stemsOf(answer);
+  for (const x of ctx.speakerStems) s.add(x);
+  return s;
+}
 
-/** Single-hop: a quantity with its unit, asked by its unit and cue words of its sentence. */
-export function quantityQuestion(ctx: RuleContext, i: number, f: Extract<TextFact, { kind: 'quantity' }>): RuleCandidate | undefined {
+const TIMED = ['any', 'month', 'day'] as const;
+
+/**
+ * Where the gist places a passage, as the tail of a question: "when talking about the support group in May
+ * 2023", "in the e-mail about the field trip", "in the part about seasonal produce".
+ */
+function context(r: SourceRecord, g: Gist): string {
+  const when = timePhrase(g.scope, recordDate(r));
+  if (r.kind === 'email') return `in the e-mail about ${g.phrase.text}${when}`;
+  if (r.kind === 'document') return `in the part about ${g.phrase.text}`;
+  return `when talking about ${g.phrase.text}${when}`;
+}
+
+/** "What name did Caroline mention when talking about …?" / "What name does the <document> give in the part about …?" */
+function askMention(ctx: RuleContext, i: number, offset: number, g: Gist, lead: string): string | undefined {
   const r = ctx.graph.records[i]!;
-  const sameUnit = ctx.facts(i).filter((g) => g.kind === 'quantity' && g.unit === f.unit && g.sentence.start === f.sentence.start);
-  if (sameUnit.length !== 1) return undefined;
-  const cues = pickCues(ctx.graph, ctx.postings, i, f.sentence.start, f.sentence.end, only(i), { exclude: excludeFor(ctx, f.value) });
-  if (!cues) return undefined;
-  const unitWords = f.value.replace(/^[$€£]?\s?[\d.,]+\s?(k|million|billion)?|^[a-z ]+?(?=[\s-](\S+)$)/i, '').replace(/^[\s-]+/, '').trim();
-  const where = about(r, f.start, cues);
-  let question: string;
-  if (/^[$€£]/.test(f.value)) question = `How much money was mentioned ${where}?`;
-  else if (f.unit === 'percent') question = `What percentage was mentioned ${where}?`;
-  else if (unitWords && !/\d/.test(unitWords)) question = `How many ${unitWords} were mentioned ${where}?`;
-  else return undefined;
+  if (r.kind === 'document') {
+    const title = ctx.documentTitle(i);
+    if (!title) return undefined;
+    return `${lead} does the document “${title}” give ${context(r, g)}?`;
+  }
+  const who = whoAt(r, offset);
+  if (!who) return undefined;
+  return `${lead} did ${who} mention ${context(r, g)}?`;
+}
+
+/** Facts of `kind` (and `same`) in the sentences of record `i` that contain every stem of the phrase: the answer is unique when this is one. */
+function factsNearPhrase<K extends TextFact['kind']>(ctx: RuleContext, i: number, stems: readonly string[], kind: K, same: (f: Fact<K>) => boolean): Array<Fact<K>> {
+  const text = ctx.graph.records[i]!.text;
+  const sentences = splitSentences(text).filter((s) => {
+    const st = new Set(tokensIn(text, s.start, s.end).map((t) => t.stem));
+    return stems.every((x) => st.has(x));
+  });
+  return ctx.facts(i).filter((f): f is Fact<K> => f.kind === kind && same(f as Fact<K>) && sentences.some((s) => f.start >= s.start && f.start < s.end));
+}
+
+/** The unit words of a quantity as a "How many …" question needs them: "years" for "1 year". */
+function unitWordsOf(value: string): string {
+  const u = value
+    .replace(/^[$€£]?\s?[\d.,]+\s?(k|million|billion)?|^[a-z ]+?(?=[\s-](\S+)$)/i, '')
+    .replace(/^[\s-]+/, '')
+    .trim();
+  if (!u || /s$/i.test(u) || /^(people|feet|children|kids)$/i.test(u)) return u;
+  return /[^aeiou]y$/i.test(u) ? `${u.slice(0, -1)}ies` : `${u}s`;
+}
+
+function quantityLead(f: Fact<'quantity'>): string | undefined {
+  const unitWords = unitWordsOf(f.value);
+  if (/^[$€£]/.test(f.value)) return 'How much money';
+  if (f.unit === 'percent' || /%$/.test(f.value)) return 'What percentage';
+  if (unitWords && !/\d/.test(unitWords) && !/%/.test(unitWords)) return `How many ${unitWords}`;
+  return undefined;
+}
+
+/** Single-hop: a quantity with its unit, asked by a phrase of its sentence, its speaker and (when needed) its time. */
+export function quantityQuestion(ctx: RuleContext, i: number, f: Fact<'quantity'>, rng: Rng): RuleCandidate | undefined {
+  const r = ctx.graph.records[i]!;
+  const g = pickGist(ctx, i, f.sentence, rng, {
+    bySpeaker: true,
+    scopes: r.kind === 'document' ? ['any'] : TIMED,
+    avoid: f,
+    exclude: excludeFor(ctx, f.value),
+    filter: (p) => factsNearPhrase(ctx, i, p.stems, 'quantity', (x) => x.unit === f.unit).length === 1,
+  });
+  if (!g) return undefined;
+  const lead = quantityLead(f);
+  if (!lead) return undefined;
+  const question = askMention(ctx, i, f.start, g, lead);
+  if (!question) return undefined;
   return {
     type: 'single-hop',
     template: 'quantity',
     question,
-    plan: plan('single-hop', `the quantity (${f.unit || 'count'}) stated ${where}`, f.value, 'number', [fact(r, f.sentence, `states ${f.value}`)], new Map([[r.id, 'states the quantity']]), ['lookup']),
+    plan: plan('single-hop', `the quantity (${f.unit || 'count'}) stated about ${g.phrase.text}`, f.value, 'number', [fact(r, f.sentence, `states ${f.value}`)], new Map([[r.id, 'states the quantity']]), ['lookup']),
   };
 }
 
-/** Single-hop: the one proper name in a sentence, asked by cue words of that sentence. */
-export function entityQuestion(ctx: RuleContext, i: number, f: Extract<TextFact, { kind: 'entity' }>): RuleCandidate | undefined {
+/** Single-hop: the one proper name said near a phrase. */
+export function entityQuestion(ctx: RuleContext, i: number, f: Fact<'entity'>, rng: Rng): RuleCandidate | undefined {
   const r = ctx.graph.records[i]!;
-  const inSentence = ctx.facts(i).filter((g) => g.kind === 'entity' && g.sentence.start === f.sentence.start);
-  if (inSentence.length !== 1) return undefined;
-  const cues = pickCues(ctx.graph, ctx.postings, i, f.sentence.start, f.sentence.end, only(i), { exclude: excludeFor(ctx, f.value) });
-  if (!cues) return undefined;
-  const where = about(r, f.start, cues);
+  if (everywhere(ctx, f.value)) return undefined;
+  const g = pickGist(ctx, i, f.sentence, rng, {
+    bySpeaker: true,
+    scopes: r.kind === 'document' ? ['any'] : TIMED,
+    avoid: f,
+    exclude: excludeFor(ctx, f.value),
+    filter: (p) => new Set(factsNearPhrase(ctx, i, p.stems, 'entity', () => true).map((x) => x.value.toLowerCase())).size === 1,
+  });
+  if (!g) return undefined;
+  const question = askMention(ctx, i, f.start, g, 'What name');
+  if (!question) return undefined;
   return {
     type: 'single-hop',
     template: 'entity',
-    question: `What was the name mentioned ${where}?`,
-    plan: plan('single-hop', `the proper name mentioned ${where}`, f.value, 'text', [fact(r, f.sentence, `names ${f.value}`)], new Map([[r.id, 'names the entity']]), ['lookup']),
+    question,
+    plan: plan('single-hop', `the proper name mentioned about ${g.phrase.text}`, f.value, 'text', [fact(r, f.sentence, `names ${f.value}`)], new Map([[r.id, 'names the entity']]), ['lookup']),
   };
 }
 
+/** A name the history uses so often (the user's dog, the group they belong to) that asking for it says little. */
+function everywhere(ctx: RuleContext, name: string): boolean {
+  const last = tokensIn(name).pop();
+  const df = last ? (ctx.postings.get(last.stem)?.length ?? 0) : 0;
+  return df > Math.max(8, ctx.graph.records.length * 0.03);
+}
+
 /** Single-hop: a calendar date written in the text. */
-export function dateQuestion(ctx: RuleContext, i: number, f: Extract<TextFact, { kind: 'date' }>): RuleCandidate | undefined {
+export function dateQuestion(ctx: RuleContext, i: number, f: Fact<'date'>, rng: Rng): RuleCandidate | undefined {
   const r = ctx.graph.records[i]!;
-  const inSentence = ctx.facts(i).filter((g) => g.kind === 'date' && g.sentence.start === f.sentence.start);
-  if (inSentence.length !== 1) return undefined;
-  const cues = pickCues(ctx.graph, ctx.postings, i, f.sentence.start, f.sentence.end, only(i), { exclude: excludeFor(ctx, f.value) });
-  if (!cues) return undefined;
-  const where = about(r, f.start, cues);
-  const answer = formatDate(f.date);
+  const g = pickGist(ctx, i, f.sentence, rng, {
+    bySpeaker: true,
+    scopes: r.kind === 'document' ? ['any'] : ['any', 'month'],
+    avoid: f,
+    exclude: excludeFor(ctx, f.value),
+    filter: (p) => factsNearPhrase(ctx, i, p.stems, 'date', () => true).length === 1,
+  });
+  if (!g) return undefined;
+  const question = askMention(ctx, i, f.start, g, 'What date');
+  if (!question) return undefined;
   return {
     type: 'single-hop',
     template: 'date-in-text',
-    question: `What date was given ${where}?`,
-    plan: plan('single-hop', `the calendar date written ${where}`, answer, 'date', [fact(r, f.sentence, `gives the date ${f.value}`)], new Map([[r.id, 'states the date']]), ['lookup']),
+    question,
+    plan: plan('single-hop', `the calendar date written about ${g.phrase.text}`, formatDate(f.date), 'date', [fact(r, f.sentence, `gives the date ${f.value}`)], new Map([[r.id, 'states the date']]), ['lookup']),
   };
 }
 
@@ -138,39 +199,44 @@ export function contentSentences(r: SourceRecord): Sentence[] {
   return splitSentences(r.text).filter((s) => s.text.split(/\s+/).length >= 6 && !/^(Sender|Recipient|Subject):/.test(s.text));
 }
 
-/** Single-hop who-said: which named speaker talked about the cue words (only when turns have several speakers). */
-export function whoQuestion(ctx: RuleContext, i: number, s: Sentence): RuleCandidate | undefined {
+/** Single-hop who-said: which named speaker talked about a phrase (only when turns have several speakers). */
+export function whoQuestion(ctx: RuleContext, i: number, s: Sentence, rng: Rng): RuleCandidate | undefined {
   const r = ctx.graph.records[i]!;
-  if (r.kind === 'email') return senderQuestion(ctx, i, s);
+  if (r.kind === 'email') return senderQuestion(ctx, i, s, rng);
   if (!ctx.multiSpeaker || r.kind !== 'turn' || !r.speaker) return undefined;
   const speaker = r.speaker;
-  const cues = pickCues(ctx.graph, ctx.postings, i, s.start, s.end, only(i), { exclude: excludeFor(ctx, speaker) });
-  if (!cues) return undefined;
+  // Any phrase of the turn will do (a person remembers the topic, not the sentence): more candidates, so the
+  // vaguer ones can be preferred.
+  const g = pickGist(ctx, i, s, rng, { bySpeaker: false, scopes: TIMED, exclude: excludeFor(ctx, speaker), within: { start: 0, end: r.text.length } });
+  if (!g) return undefined;
+  s = splitSentences(r.text).find((x) => g.phrase.start >= x.start && g.phrase.start < x.end) ?? s;
+  const when = timePhrase(g.scope, recordDate(r));
+  const question = rng.next() < 0.5 ? `Who talked about ${g.phrase.text}${when}?` : `Who brought up ${g.phrase.text}${when}?`;
   return {
     type: 'single-hop',
     template: 'who-said',
-    question: `Who talked about ${joinWords(cues.words)}?`,
-    plan: plan('single-hop', `who talked about ${joinWords(cues.words)}`, speaker, 'text', [fact(r, s, `${speaker} says this`)], new Map([[r.id, 'its speaker is the answer']]), ['lookup']),
+    question,
+    plan: plan('single-hop', `who talked about ${g.phrase.text}${when}`, speaker, 'text', [fact(r, s, `${speaker} says this`)], new Map([[r.id, 'its speaker is the answer']]), ['lookup']),
   };
 }
 
-function senderQuestion(ctx: RuleContext, i: number, s: Sentence): RuleCandidate | undefined {
+function senderQuestion(ctx: RuleContext, i: number, s: Sentence, rng: Rng): RuleCandidate | undefined {
   const r = ctx.graph.records[i]!;
   const line = /^Sender:\s*([^<\n]+?)\s*(?:<[^>\n]*>)?\s*$/m.exec(r.text);
   if (!line) return undefined;
   const name = line[1]!.trim();
   if (name.length < 3) return undefined;
-  const cues = pickCues(ctx.graph, ctx.postings, i, s.start, s.end, only(i), { exclude: excludeFor(ctx, name) });
-  if (!cues) return undefined;
+  const g = pickGist(ctx, i, s, rng, { bySpeaker: false, scopes: TIMED, exclude: excludeFor(ctx, name) });
+  if (!g) return undefined;
   const senderSentence: Sentence = { start: line.index, end: line.index + line[0].length, text: line[0] };
-  const topic = joinWords(cues.words);
+  const when = timePhrase(g.scope, recordDate(r));
   return {
     type: 'single-hop',
     template: 'email-sender',
-    question: `Who sent the e-mail about ${topic}?`,
+    question: `Who sent the e-mail about ${g.phrase.text}${when}?`,
     plan: plan(
       'single-hop',
-      `the sender of the e-mail about ${topic}`,
+      `the sender of the e-mail about ${g.phrase.text}`,
       name,
       'text',
       [fact(r, senderSentence, `sent by ${name}`), fact(r, s, 'the e-mail is about this')],
@@ -180,22 +246,31 @@ function senderQuestion(ctx: RuleContext, i: number, s: Sentence): RuleCandidate
   };
 }
 
+/** "Caroline talked about the support group" / "the e-mail about the field trip was written": a dated event. */
+function event(r: SourceRecord, offset: number, g: Gist): { when: string; clause: string } | undefined {
+  const month = timePhrase(g.scope, recordDate(r));
+  if (r.kind === 'email') return { when: `was the e-mail about ${g.phrase.text} written`, clause: `the e-mail about ${g.phrase.text}${month}` };
+  const who = whoAt(r, offset);
+  if (!who) return undefined;
+  return { when: `did ${who} talk about ${g.phrase.text}`, clause: `when ${who} talked about ${g.phrase.text}${month}` };
+}
+
 /** Temporal: on what date something was said (the record's own date, from its metadata). */
-export function whenQuestion(ctx: RuleContext, i: number, s: Sentence): RuleCandidate | undefined {
+export function whenQuestion(ctx: RuleContext, i: number, s: Sentence, rng: Rng): RuleCandidate | undefined {
   const r = ctx.graph.records[i]!;
   const iso = recordDate(r);
   if (!iso || r.kind === 'document') return undefined;
-  const cues = pickCues(ctx.graph, ctx.postings, i, s.start, s.end, only(i), { exclude: ctx.speakerStems });
-  if (!cues) return undefined;
+  // The month may narrow it ("When in May 2023 did …"): the answer is still the day.
+  const g = pickGist(ctx, i, s, rng, { bySpeaker: true, scopes: ['any', 'month'], exclude: ctx.speakerStems });
+  if (!g) return undefined;
+  const ev = event(r, s.start, g);
+  if (!ev) return undefined;
   const answer = formatDate(parseExactDate(iso)!);
-  const topic = joinWords(cues.words);
-  const who = whoAt(r, s.start);
-  const question = r.kind === 'email' ? `On what date was the e-mail about ${topic} written?` : who ? `On what date did ${who} talk about ${topic}?` : `On what date did the conversation about ${topic} take place?`;
   return {
     type: 'temporal',
     template: 'when',
-    question,
-    plan: plan('temporal', `the date on which ${topic} came up`, answer, 'date', [fact(r, s, `said on ${iso} (the record's date)`)], new Map([[r.id, `dated ${iso}`]]), ['lookup']),
+    question: g.scope === 'month' ? `When in ${monthOf(iso)} ${ev.when}?` : `When ${ev.when}?`,
+    plan: plan('temporal', `the date on which ${g.phrase.text} came up`, answer, 'date', [fact(r, s, `said on ${iso} (the record's date)`)], new Map([[r.id, `dated ${iso}`]]), ['lookup']),
   };
 }
 
@@ -204,27 +279,28 @@ function dayNumber(iso: string): number {
 }
 
 /** Temporal over two records: how many days passed between two things that were said. */
-export function daysBetweenQuestion(ctx: RuleContext, i: number, si: Sentence, j: number, sj: Sentence): RuleCandidate | undefined {
+export function daysBetweenQuestion(ctx: RuleContext, i: number, si: Sentence, j: number, sj: Sentence, rng: Rng): RuleCandidate | undefined {
   const a = ctx.graph.records[i]!;
   const b = ctx.graph.records[j]!;
   const da = recordDate(a);
   const db = recordDate(b);
   if (!da || !db || da === db || a.kind === 'document' || b.kind === 'document') return undefined;
   const [first, second, sf, ss, fi, se] = da < db ? [a, b, si, sj, i, j] : [b, a, sj, si, j, i];
-  const cf = pickCues(ctx.graph, ctx.postings, fi, sf.start, sf.end, only(fi), { exclude: ctx.speakerStems, max: 3 });
-  const cs = pickCues(ctx.graph, ctx.postings, se, ss.start, ss.end, only(se), { exclude: ctx.speakerStems, max: 3 });
-  if (!cf || !cs) return undefined;
+  const gf = pickGist(ctx, fi, sf, rng, { bySpeaker: true, scopes: ['any', 'month'], exclude: ctx.speakerStems });
+  const gs = pickGist(ctx, se, ss, rng, { bySpeaker: true, scopes: ['any', 'month'], exclude: ctx.speakerStems });
+  if (!gf || !gs || gf.phrase.text.toLowerCase() === gs.phrase.text.toLowerCase()) return undefined;
+  const ef = event(first, sf.start, gf);
+  const es = event(second, ss.start, gs);
+  if (!ef || !es) return undefined;
   const days = dayNumber(recordDate(second)!) - dayNumber(recordDate(first)!);
-  const answer = `${days} days`;
-  const q = `How many days passed between the mention of ${joinWords(cf.words)} and the later mention of ${joinWords(cs.words)}?`;
   return {
     type: 'temporal',
     template: 'days-between',
-    question: q,
+    question: `How many days passed between ${ef.clause} and ${es.clause}?`,
     plan: plan(
       'temporal',
       'the number of days between two mentions',
-      answer,
+      `${days} days`,
       'number',
       [fact(first, sf, `said on ${recordDate(first)}`), fact(second, ss, `said on ${recordDate(second)}`)],
       new Map([
@@ -237,23 +313,26 @@ export function daysBetweenQuestion(ctx: RuleContext, i: number, si: Sentence, j
 }
 
 /** Multi-hop over two records: the proper name that both of two separately described passages mention. */
-export function bridgeQuestion(ctx: RuleContext, i: number, f: Extract<TextFact, { kind: 'entity' }>, j: number): RuleCandidate | undefined {
+export function bridgeQuestion(ctx: RuleContext, i: number, f: Fact<'entity'>, j: number, rng: Rng): RuleCandidate | undefined {
   const a = ctx.graph.records[i]!;
   const b = ctx.graph.records[j]!;
-  if (ctx.graph.threadOf[i] === ctx.graph.threadOf[j]) return undefined;
-  const g = ctx.facts(j).find((x) => x.kind === 'entity' && x.value === f.value);
+  if (ctx.graph.threadOf[i] === ctx.graph.threadOf[j] || a.kind === 'document' || b.kind === 'document') return undefined;
+  const g = ctx.facts(j).find((x): x is Fact<'entity'> => x.kind === 'entity' && x.value === f.value);
   if (!g) return undefined;
   const namesA = new Set(ctx.facts(i).filter((x) => x.kind === 'entity').map((x) => x.value.toLowerCase()));
   const shared = ctx.facts(j).filter((x) => x.kind === 'entity' && namesA.has(x.value.toLowerCase()));
   if (new Set(shared.map((x) => x.value.toLowerCase())).size !== 1) return undefined;
   const ex = excludeFor(ctx, f.value);
-  const ca = pickCues(ctx.graph, ctx.postings, i, f.sentence.start, f.sentence.end, only(i), { exclude: ex, max: 3 });
-  const cb = pickCues(ctx.graph, ctx.postings, j, g.sentence.start, g.sentence.end, only(j), { exclude: ex, max: 3 });
+  const ga = pickGist(ctx, i, f.sentence, rng, { bySpeaker: true, scopes: TIMED, avoid: f, exclude: ex });
+  const gb = pickGist(ctx, j, g.sentence, rng, { bySpeaker: true, scopes: TIMED, avoid: g, exclude: ex });
+  if (!ga || !gb || ga.phrase.text.toLowerCase() === gb.phrase.text.toLowerCase()) return undefined;
+  const ca = passage(a, f.start, ga);
+  const cb = passage(b, g.start, gb);
   if (!ca || !cb) return undefined;
   return {
     type: 'multi-hop',
     template: 'shared-name',
-    question: `Which name came up both ${about(a, f.start, ca)} and ${about(b, g.start, cb)}?`,
+    question: `Which name came up both ${ca} and ${cb}?`,
     plan: plan(
       'multi-hop',
       'the proper name two separately described passages have in common',
@@ -267,6 +346,239 @@ export function bridgeQuestion(ctx: RuleContext, i: number, f: Extract<TextFact,
       ['lookup', 'intersect'],
     ),
   };
+}
+
+/** "when Caroline talked about the support group in May 2023" / "in the e-mail about …". */
+function passage(r: SourceRecord, offset: number, g: Gist): string | undefined {
+  const when = timePhrase(g.scope, recordDate(r));
+  if (r.kind === 'email') return `in the e-mail about ${g.phrase.text}${when}`;
+  const who = whoAt(r, offset);
+  return who ? `when ${who} talked about ${g.phrase.text}${when}` : undefined;
+}
+
+/** How a linked pair of records is joined in the record graph. */
+export type Link = 'thread' | 'attachment';
+
+/** How many records after the first a same-thread second hop may lie. */
+export const THREAD_HOP_WINDOW = 12;
+
+/**
+ * The records a linked multi-hop question's second hop ranges over, given its first record `a`: the next
+ * records of `a`'s thread, or the document sections `a` shares or refers to.
+ */
+export function linkedRecords(ctx: RuleContext, a: number, link: Link): number[] {
+  if (link === 'thread') {
+    const mates = ctx.graph.threads.get(ctx.graph.threadOf[a]!)!;
+    const at = mates.indexOf(a);
+    return mates.slice(at + 1, at + 1 + THREAD_HOP_WINDOW);
+  }
+  const out = new Set<number>();
+  for (const e of ctx.graph.edges[a]!) if ((e.kind === 'ref' || e.kind === 'upload') && ctx.graph.records[e.to]!.kind === 'document') out.add(e.to);
+  return [...out].sort((x, y) => x - y);
+}
+
+/**
+ * Multi-hop over two linked records: the first (`a`) is described by its gist, the second (`b`, later in the
+ * same conversation, or a section of a document `a` shared) holds the answer near a noun phrase it shares with
+ * `a`. "After Caroline talked about the adoption agency, what name did Melanie mention about the kids?";
+ * "In the document the user shared while talking about the shopping list, how many weeks does it give for the
+ * garden?". The answer is computed from `b`; both records are evidence; `b` is the only record the link reaches
+ * that says the shared phrase (by that speaker) next to a fact of that kind.
+ */
+export function linkedQuestion(ctx: RuleContext, a: number, b: number, f: Fact<'entity' | 'quantity'>, link: Link, rng: Rng): RuleCandidate | undefined {
+  const ra = ctx.graph.records[a]!;
+  const rb = ctx.graph.records[b]!;
+  if (ra.kind !== 'turn' || (link === 'attachment') !== (rb.kind === 'document') || (link === 'thread' && rb.kind !== 'turn')) return undefined;
+  if (f.kind === 'entity' && everywhere(ctx, f.value)) return undefined;
+  const reach = linkedRecords(ctx, a, link);
+  if (!reach.includes(b)) return undefined;
+  const ex = excludeFor(ctx, f.value);
+  const whoB = link === 'thread' ? whoAt(rb, f.start) : undefined;
+  const sameKind = (x: TextFact): boolean => (f.kind === 'quantity' ? x.kind === 'quantity' && x.unit === f.unit : x.kind === 'entity');
+  // The second hop: a phrase of b's fact sentence that a also uses (the shared topic); among the reached records
+  // only b says it (by that speaker), next to exactly one answer of the fact's kind.
+  const gb = pickGist(ctx, b, f.sentence, rng, {
+    bySpeaker: false,
+    scopes: ['any'],
+    avoid: f,
+    exclude: ex,
+    accept: () => true,
+    filter: (p) => {
+      if (!p.stems.every((s) => ctx.graph.termSets[a]!.has(s))) return false;
+      const hits = reach.filter((k) => (whoB ? ctx.saidBy(k, whoB, p.stems) : p.stems.every((s) => ctx.graph.termSets[k]!.has(s))));
+      if (hits.length !== 1 || hits[0] !== b) return false;
+      const near = factsNearPhrase(ctx, b, p.stems, f.kind, (x) => sameKind(x));
+      return new Set(near.map((x) => x.value.toLowerCase())).size === 1;
+    },
+  });
+  if (!gb) return undefined;
+  const hop = firstHop(ctx, a, new Set([...ex, ...gb.phrase.stems]), rng);
+  if (!hop) return undefined;
+  const { ga, whoA, sentence: firstSentence } = hop;
+  const lead = f.kind === 'entity' ? 'what name' : quantityLead(f)?.toLowerCase();
+  if (!lead) return undefined;
+  const whenA = timePhrase(ga.scope, recordDate(ra));
+  const question =
+    link === 'thread'
+      ? `After ${whoA} talked about ${ga.phrase.text}${whenA}, ${lead} did ${whoB} mention about ${gb.phrase.text}?`
+      : `In the document ${whoA} shared while talking about ${ga.phrase.text}${whenA}, ${lead} is given about ${gb.phrase.text}?`;
+  const answerType: AnswerType = f.kind === 'entity' ? 'text' : 'number';
+  return {
+    type: 'multi-hop',
+    template: link === 'thread' ? 'linked-thread' : 'linked-attachment',
+    question,
+    plan: plan(
+      'multi-hop',
+      link === 'thread'
+        ? `what ${whoB} said about ${gb.phrase.text} after ${whoA} talked about ${ga.phrase.text}`
+        : `what the document shared while talking about ${ga.phrase.text} says about ${gb.phrase.text}`,
+      f.value,
+      answerType,
+      [fact(ra, firstSentence, `${whoA} talks about ${ga.phrase.text}`), fact(rb, f.sentence, `${f.kind === 'entity' ? 'names' : 'states'} ${f.value}`)],
+      new Map([
+        [ra.id, link === 'thread' ? 'locates the conversation and the moment the second hop follows' : 'shares the document'],
+        [rb.id, 'holds the answer'],
+      ]),
+      ['lookup', 'lookup'],
+    ),
+  };
+}
+
+/** The first hop of a linked question: a phrase of record `a` that singles it out for its speaker (by month at most). */
+function firstHop(ctx: RuleContext, a: number, exclude: ReadonlySet<string>, rng: Rng): { ga: Gist; whoA: string; sentence: Sentence } | undefined {
+  const ra = ctx.graph.records[a]!;
+  for (const sentence of rng.shuffle(contentSentences(ra)).slice(0, 3)) {
+    const ga = pickGist(ctx, a, sentence, rng, { bySpeaker: true, scopes: ['any', 'month'], exclude });
+    const whoA = whoAt(ra, sentence.start);
+    if (ga && whoA) return { ga, whoA, sentence };
+  }
+  return undefined;
+}
+
+/** A two-or-more-word noun phrase and its head ("yoga studio", head "studio"): the answer of a "which N" question. */
+interface Kind {
+  phrase: Phrase;
+  head: Token;
+  /** The answer: the phrase without "the". */
+  answer: string;
+  sentence: Sentence;
+}
+
+/** Longest noun phrases of record `i` (within `[from, to)`) with a modifier, keyed by their head's stem. */
+export function kindsIn(ctx: RuleContext, i: number, from = 0, to = Number.POSITIVE_INFINITY): Map<string, Kind[]> {
+  const r = ctx.graph.records[i]!;
+  const out = new Map<string, Kind[]>();
+  for (const s of splitSentences(r.text)) {
+    if (s.start < from || s.end > to) continue;
+    const ps = nounPhrases(r.text, s, ctx.nounUsage);
+    for (const p of ps) {
+      if (p.words.length < 2) continue;
+      // Only the longest phrase of a run (a shorter tail of it starts later and ends at the same word).
+      if (ps.some((q) => q.end === p.end && q.start < p.start)) continue;
+      const head = p.words[p.words.length - 1]!;
+      if (ctx.nounUsage(head.word.toLowerCase()) !== 'head' || /^[A-Z]/.test(head.word)) continue;
+      const answer = p.text.replace(/^the /, '');
+      const list = out.get(head.stem) ?? [];
+      if (!list.some((k) => k.answer.toLowerCase() === answer.toLowerCase())) list.push({ phrase: p, head, answer, sentence: s });
+      out.set(head.stem, list);
+    }
+  }
+  return out;
+}
+
+/** Stems that may not be a "which N" head: too common to say anything, or a speaker's name. */
+function headOk(ctx: RuleContext, k: Kind): boolean {
+  const df = ctx.postings.get(k.head.stem)?.length ?? 0;
+  return df >= 1 && df <= Math.max(6, ctx.graph.records.length * 0.12) && !ctx.speakerStems.has(k.head.stem) && k.head.word.length >= 4 && !k.phrase.words.some((w) => ctx.speakerStems.has(w.stem));
+}
+
+/**
+ * Single-hop "which N": the kind of thing a speaker mentioned, asked by its head noun, the speaker and the
+ * time: "Which studio did Maria mention in May 2023?" → "yoga studio". Only this record (of that speaker, in
+ * that time) says the noun, and it says it in one phrase.
+ */
+export function whichQuestion(ctx: RuleContext, i: number, rng: Rng): RuleCandidate | undefined {
+  const r = ctx.graph.records[i]!;
+  if (r.kind === 'document') return undefined;
+  const cands: Array<{ k: Kind; scope: (typeof TIMED)[number]; w: number }> = [];
+  for (const who of r.kind === 'turn' && r.text.startsWith('User: ') ? ['the user', 'the assistant'] : [whoAt(r, 0)]) {
+    if (!who) continue;
+    const [from, to] = roleRange(r, who);
+    for (const [, list] of kindsIn(ctx, i, from, to)) {
+      if (list.length !== 1 || !headOk(ctx, list[0]!)) continue;
+      const k = list[0]!;
+      for (const scope of TIMED) {
+        const m = scopedMatches(ctx, i, [k.head.stem], who, scope);
+        if (m.length === 1 && m[0] === i) {
+          cands.push({ k, scope, w: ambiguityWeight(ctx.postings.get(k.head.stem)!.length, ctx.shortRecords) * (scope === 'day' ? 0.7 : 1) });
+          break;
+        }
+      }
+    }
+  }
+  if (!cands.length) return undefined;
+  let pick = cands.reduce((x, c) => x + c.w, 0) * rng.next();
+  const c = cands.find((x) => (pick -= x.w) < 0) ?? cands[cands.length - 1]!;
+  const who = whoAt(r, c.k.phrase.start)!;
+  const when = timePhrase(c.scope, recordDate(r));
+  const head = c.k.head.word.toLowerCase();
+  const question = r.kind === 'email' ? `Which ${head} did ${who} mention in an e-mail${when}?` : `Which ${head} did ${who} mention${when}?`;
+  return {
+    type: 'single-hop',
+    template: 'which-thing',
+    question,
+    plan: plan('single-hop', `which ${head} ${who} mentioned${when}`, c.k.answer, 'text', [fact(r, c.k.sentence, `mentions the ${c.k.answer}`)], new Map([[r.id, `names the ${head}`]]), ['lookup']),
+  };
+}
+
+/**
+ * Multi-hop "which N" over a linked pair: "After Caroline talked about the adoption agency, which studio did
+ * Melanie mention?" The head noun is one `a` also uses (the shared content noun); among the records the link
+ * reaches, only `b` has that speaker say it, in one phrase.
+ */
+export function linkedWhichQuestion(ctx: RuleContext, a: number, b: number, link: Link, rng: Rng): RuleCandidate | undefined {
+  const ra = ctx.graph.records[a]!;
+  const rb = ctx.graph.records[b]!;
+  if (ra.kind !== 'turn' || (link === 'attachment') !== (rb.kind === 'document') || (link === 'thread' && rb.kind !== 'turn')) return undefined;
+  const reach = linkedRecords(ctx, a, link);
+  if (!reach.includes(b)) return undefined;
+  const whos = link === 'attachment' ? [undefined] : rb.text.startsWith('User: ') ? ['the user', 'the assistant'] : [whoAt(rb, 0)];
+  for (const whoB of rng.shuffle(whos)) {
+    if (link === 'thread' && !whoB) continue;
+    const [from, to] = whoB ? roleRange(rb, whoB) : [0, rb.text.length];
+    for (const [stem, list] of rng.shuffle([...kindsIn(ctx, b, from, to)])) {
+      if (list.length !== 1 || !headOk(ctx, list[0]!) || !ctx.graph.termSets[a]!.has(stem)) continue;
+      const hits = reach.filter((k) => (whoB ? ctx.saidBy(k, whoB, [stem]) : ctx.graph.termSets[k]!.has(stem)));
+      if (hits.length !== 1 || hits[0] !== b) continue;
+      const k = list[0]!;
+      const hop = firstHop(ctx, a, new Set([stem, ...k.phrase.stems, ...ctx.speakerStems]), rng);
+      if (!hop) return undefined;
+      const head = k.head.word.toLowerCase();
+      const whenA = timePhrase(hop.ga.scope, recordDate(ra));
+      const question =
+        link === 'thread'
+          ? `After ${hop.whoA} talked about ${hop.ga.phrase.text}${whenA}, which ${head} did ${whoB} mention?`
+          : `In the document ${hop.whoA} shared while talking about ${hop.ga.phrase.text}${whenA}, which ${head} is mentioned?`;
+      return {
+        type: 'multi-hop',
+        template: link === 'thread' ? 'linked-thread-which' : 'linked-attachment-which',
+        question,
+        plan: plan(
+          'multi-hop',
+          `which ${head} came up after ${hop.whoA} talked about ${hop.ga.phrase.text}`,
+          k.answer,
+          'text',
+          [fact(ra, hop.sentence, `${hop.whoA} talks about ${hop.ga.phrase.text}`), fact(rb, k.sentence, `mentions the ${k.answer}`)],
+          new Map([
+            [ra.id, link === 'thread' ? 'locates the conversation and the moment the second hop follows' : 'shares the document'],
+            [rb.id, 'holds the answer'],
+          ]),
+          ['lookup', 'lookup'],
+        ),
+      };
+    }
+  }
+  return undefined;
 }
 
 /** Aggregation: in how many separate sessions (or e-mails) a term came up within a date window. */
@@ -288,12 +600,12 @@ export function countQuestion(ctx: RuleContext, i: number, term: { word: string;
   if (at < 0 || ordered.length < 2) return undefined;
   const size = Math.min(ordered.length, 2 + pick(4));
   const from = Math.max(0, Math.min(at - pick(size), ordered.length - size));
-  const window = ordered.slice(from, from + size);
-  const start = window[0]!.date;
-  const end = window[window.length - 1]!.date;
-  if (start === end) return undefined;
-  // The window's bounds must not cut a day in half: every mention dated inside it is counted.
-  if (ordered.some((o, k) => (k < from || k >= from + size) && o.date >= start && o.date <= end)) return undefined;
+  // The window is whole calendar months ("between April and June 2024"), as a person would put it; every
+  // conversation with a mention inside it is counted.
+  const startMonth = ordered[from]!.date.slice(0, 7);
+  const endMonth = ordered[from + size - 1]!.date.slice(0, 7);
+  const window = ordered.filter((o) => o.date.slice(0, 7) >= startMonth && o.date.slice(0, 7) <= endMonth);
+  if (window.length < 2) return undefined;
   const evidence = window.flatMap((o) => o.g);
   if (evidence.length > 8) return undefined;
   const facts: PlanFact[] = [];
@@ -307,11 +619,12 @@ export function countQuestion(ctx: RuleContext, i: number, term: { word: string;
     facts.push(fact(rec, s, `mentions ${term.word} on ${recordDate(rec)}`));
     contributions.set(rec.id, `one mention, dated ${recordDate(rec)}`);
   }
-  const fmt = (iso: string): string => formatDate(parseExactDate(iso)!);
+  const [m1, y1] = monthOf(startMonth).split(' ');
+  const span = startMonth === endMonth ? `in ${monthOf(startMonth)}` : y1 === endMonth.slice(0, 4) ? `between ${m1} and ${monthOf(endMonth)}` : `between ${monthOf(startMonth)} and ${monthOf(endMonth)}`;
   return {
     type: 'aggregation',
     template: 'count-mentions',
-    question: `In how many ${unit} between ${fmt(start)} and ${fmt(end)} did ${term.word} come up?`,
+    question: `In how many ${unit} ${span} did ${term.word} come up?`,
     plan: plan('aggregation', `count the ${unit} mentioning ${term.word} in a date window`, String(window.length), 'number', facts, contributions, ['lookup', 'count']),
   };
 }

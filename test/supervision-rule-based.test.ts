@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import type { SourceRecord } from '../sandbox/contract.ts';
+import { buildRecordGraph } from '../src/supervision/record-graph.ts';
+import { createRng } from '../src/supervision/rng.ts';
+import { createRuleContext } from '../src/supervision/rule-based/generator.ts';
+import { pickGist, scopedMatches } from '../src/supervision/rule-based/gist.ts';
+import { nounPhrases, nounUsage } from '../src/supervision/rule-based/phrases.ts';
+import { linkedWhichQuestion, whenQuestion, whichQuestion, contentSentences } from '../src/supervision/rule-based/templates.ts';
+import { createOfflineBlindReader } from '../src/supervision/offline-reader.ts';
+import { checkQuestion } from '../src/supervision/question-checks.ts';
+
+const turn = (id: string, speaker: string, time: string, thread: string, text: string): SourceRecord => ({ id, kind: 'turn', speaker, time, thread, text });
+// Two sessions in May and one in June; Melanie talks about her pottery class in May and again in June.
+const records: SourceRecord[] = [
+  turn('D1:1', 'Melanie', '2023-05-08T10:00:00', 's1', 'I finally signed up for the pottery class at the community center downtown.'),
+  turn('D1:2', 'Caroline', '2023-05-08T10:00:00', 's1', 'That is great! I joined a support group for my painting hobby this week.'),
+  turn('D1:3', 'Melanie', '2023-05-08T10:00:00', 's1', 'The class meets on weekends and the teacher is very patient with beginners.'),
+  turn('D1:4', 'Caroline', '2023-05-08T10:00:00', 's1', 'I bought a new easel for the painting studio in my garage last week.'),
+  turn('D2:1', 'Caroline', '2023-05-20T10:00:00', 's2', 'The support group met again and we talked about the summer festival in the park.'),
+  turn('D2:2', 'Melanie', '2023-05-20T10:00:00', 's2', 'My kids loved the jazz festival and the boat rides near the river.'),
+  turn('D3:1', 'Melanie', '2023-06-15T10:00:00', 's3', 'The pottery class made me so proud: I finished a blue bowl for the kitchen.'),
+  turn('D3:2', 'Caroline', '2023-06-15T10:00:00', 's3', 'A blue bowl sounds lovely. The painting studio is finally done too.'),
+];
+const graph = buildRecordGraph(records);
+const ctx = createRuleContext(graph);
+const at = (id: string): number => graph.index.get(id)!;
+
+describe('noun phrases', () => {
+  it('cuts noun phrases after determiners and prepositions, ending on a word the history uses as a noun', () => {
+    const usage = nounUsage(records.map((r) => r.text));
+    const text = records[0]!.text;
+    const phrases = nounPhrases(text, { start: 0, end: text.length }, usage).map((p) => p.text);
+    expect(phrases).toContain('the pottery class');
+    expect(phrases).toContain('the class');
+    expect(phrases.some((p) => /finally|signed/.test(p))).toBe(false);
+  });
+});
+
+describe('gists', () => {
+  it('scopes matches by speaker and time, and adds the month only when the words alone are ambiguous', () => {
+    // "pottery class" is said by Melanie in May and in June: unique only within the month.
+    const stems = ctx.postings.get('potteri') ? ['potteri', 'class'] : [];
+    expect(scopedMatches(ctx, at('D1:1'), stems, 'Melanie', 'any').sort()).toEqual([at('D1:1'), at('D3:1')]);
+    expect(scopedMatches(ctx, at('D1:1'), stems, 'Melanie', 'month')).toEqual([at('D1:1')]);
+    expect(scopedMatches(ctx, at('D1:1'), stems, 'Caroline', 'any')).toEqual([]);
+    const s = contentSentences(records[0]!)[0]!;
+    for (let seed = 1; seed < 6; seed++) {
+      const g = pickGist(ctx, at('D1:1'), s, createRng(seed), { bySpeaker: true, scopes: ['any', 'month', 'day'] })!;
+      expect(g.matches).toEqual([at('D1:1')]);
+      if (g.phrase.stems.includes('potteri')) expect(g.scope).not.toBe('any');
+    }
+  });
+
+  it('writes natural when/which questions that name the speaker, not record ids or the answer', () => {
+    const rng = createRng(3);
+    const w = whenQuestion(ctx, at('D2:2'), contentSentences(records[5]!)[0]!, rng)!;
+    expect(w.question).toMatch(/^When (in May 2023 )?did Melanie talk about (the )?[a-z ]+\?$/);
+    expect(w.plan.answer).toBe('20 May 2023');
+    let which;
+    for (let seed = 1; seed < 20 && !which; seed++) which = whichQuestion(ctx, at('D1:4'), createRng(seed));
+    expect(which).toBeDefined();
+    expect(which!.question).toMatch(/^Which [a-z]+ did Caroline mention/);
+    expect(checkQuestion(which!.question, which!.plan.answer, 'text', graph.index.keys())).toEqual({ ok: true });
+  });
+});
+
+describe('linked multi-hop', () => {
+  it('asks about a later turn of the same session through a shared noun, with both turns as evidence, and the reader recovers it', async () => {
+    let cand;
+    for (let seed = 1; seed < 40 && !cand; seed++) cand = linkedWhichQuestion(ctx, at('D2:1'), at('D2:2'), 'thread', createRng(seed));
+    expect(cand).toBeDefined();
+    expect(cand!.type).toBe('multi-hop');
+    expect(cand!.question).toMatch(/^After Caroline talked about .+, which festival did Melanie mention\?$/);
+    expect(cand!.plan.answer).toBe('jazz festival');
+    expect(cand!.plan.evidence.map((e) => e.record)).toEqual(['D2:1', 'D2:2']);
+    const reading = await createOfflineBlindReader().read({ question: cand!.question, answerType: 'text', records });
+    expect(reading.answer).toBe('jazz festival');
+    expect(reading.citations).toEqual(expect.arrayContaining(['D2:1', 'D2:2']));
+  });
+});
