@@ -30,6 +30,8 @@ export interface GenerateOptions {
   n?: number;
   /** Share of items in the validation split. Default 0.4. */
   val?: number;
+  /** Largest share of the target one question type may take (default 0.35; ignored with a single type). */
+  maxTypeShare?: number;
   /** Question types to mix (default: all the mode supports). */
   types?: QuestionType[];
   /** `llm` needs `llm`; `offline` is the rule-based generator. */
@@ -61,6 +63,9 @@ export interface GenerateResult {
  * planner/questioner/auditor/reader roles. With `progressFile`, finished bundles are journaled and a re-run with
  * the same settings continues where the last one stopped (no paid call is repeated for a finished bundle).
  */
+/** Default cap on one question type's share of the items. */
+export const DEFAULT_MAX_TYPE_SHARE = 0.35;
+
 export async function generateSupervision(history: History, options: GenerateOptions): Promise<GenerateResult> {
   const started = Date.now();
   const n = options.n ?? 400;
@@ -92,6 +97,7 @@ export async function generateSupervision(history: History, options: GenerateOpt
   const deduper = new Deduper();
   const kept: Array<{ item: QAItem; bundle: string }> = [];
   const typeCounts = new Map<QuestionType, number>(types.map((t) => [t, 0]));
+  const typeCap = types.length === 1 ? n : Math.ceil(n * (options.maxTypeShare ?? DEFAULT_MAX_TYPE_SHARE));
   const finished = new Set<string>();
   let resumedBundles = 0;
   for (const line of store?.load() ?? []) {
@@ -129,8 +135,11 @@ export async function generateSupervision(history: History, options: GenerateOpt
         budgetExhausted = true;
         break;
       }
-      // Most-wanted types first: the one furthest below an even share.
-      const order = [...types].sort((a, b) => typeCounts.get(a)! - typeCounts.get(b)! || types.indexOf(a) - types.indexOf(b));
+      // Most-wanted types first: the one furthest below an even share. A type at its cap is not asked for, so a
+      // history where one template always fires (counting, say) still gets a mix instead of one type.
+      const open = (t: QuestionType) => typeCounts.get(t)! < typeCap;
+      const order = [...types].filter(open).sort((a, b) => typeCounts.get(a)! - typeCounts.get(b)! || types.indexOf(a) - types.indexOf(b));
+      if (order.length === 0) break;
       const local = emptyStats();
       let accepted;
       try {
@@ -145,6 +154,7 @@ export async function generateSupervision(history: History, options: GenerateOpt
       }
       const items: QAItem[] = [];
       for (const a of accepted) {
+        if (!open(a.type)) continue;
         local.stages.dedupe.in++;
         const item = toQAItem(history.id, processor.generator, bundle, a);
         if (!deduper.add(item)) {
