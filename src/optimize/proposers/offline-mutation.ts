@@ -105,9 +105,53 @@ export function createMutationProposer(options: { operators?: readonly MutationO
           return { edits, operator: m.operator, target, rationale: `${describe(target, counts)}; tweak ${m.name} to ${m.value}.` };
         }
       }
+      // Second order, once every single move around this parent is spent: a structural operator with one of the
+      // constants it introduces already moved (session fusion may hurt at weight 0.6 and help at 0.35), then two
+      // constant tweaks at once.
+      for (const target of order) {
+        const compound: Array<{ edits: EditOp[]; operator: string; why: string }> = [];
+        for (const op of operators.filter((o) => o.targets.includes(target) && applicable(o, source, names))) {
+          const base = op.edits((n) => names.has(n), (m) => source.includes(m));
+          for (const [name, value] of introducedConstants(base)) {
+            for (const dir of [1, -1] as const) {
+              const t = tweak(name, value, dir);
+              if (t) compound.push({ edits: [...base, { op: 'set-constant', name, value: t.value }], operator: `${op.name}+${t.operator}`, why: `${op.why}, with ${name} = ${t.value}` });
+            }
+          }
+        }
+        const constants = [...numericConstants(source)].filter(([n]) => (CONSTANT_TARGETS[n] ?? 'retrieval') === target);
+        for (let i = 0; i < constants.length; i++) {
+          for (let j = i + 1; j < constants.length; j++) {
+            for (const di of [1, -1] as const) {
+              for (const dj of [1, -1] as const) {
+                const a = tweak(constants[i]![0], constants[i]![1], di);
+                const b = tweak(constants[j]![0], constants[j]![1], dj);
+                if (!a || !b) continue;
+                compound.push({
+                  edits: [
+                    { op: 'set-constant', name: constants[i]![0], value: a.value },
+                    { op: 'set-constant', name: constants[j]![0], value: b.value },
+                  ],
+                  operator: `${a.operator}+${b.operator}`,
+                  why: `tweak ${constants[i]![0]} to ${a.value} and ${constants[j]![0]} to ${b.value}`,
+                });
+              }
+            }
+          }
+        }
+        for (const m of ctx.rng.shuffle(compound)) {
+          if (tried.has(m.operator) || !fresh(m.edits)) continue;
+          return { edits: m.edits, operator: m.operator, target, rationale: `${describe(target, counts)}; ${m.operator}: ${m.why}.` };
+        }
+      }
       return null;
     },
   };
+}
+
+/** Numeric constants an edit list adds (`const NAME = 0.6;` inside add-helper code), with their values. */
+function introducedConstants(edits: readonly EditOp[]): Array<[string, number]> {
+  return edits.flatMap((e) => (e.op === 'add-helper' ? [...numericConstants(e.code)] : []));
 }
 
 function describe(target: OperatorTarget, counts: Record<string, number>): string {
