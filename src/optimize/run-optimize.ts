@@ -14,11 +14,17 @@ import { loadHistories } from '../history/load.ts';
 import { QAItemSchema, type History, type QAItem } from '../history/record.ts';
 import { openLlmClient } from '../llm/client.ts';
 import type { LlmClient } from '../llm/types.ts';
-import { readJsonl } from '../util/jsonl.ts';
+import { readJsonl, writeJsonl } from '../util/jsonl.ts';
+import { QuestionTraceSchema, traceForFile } from '../evaluate/trace-schema.ts';
+import { OFFICIAL_TRACES_DIR } from '../report/report-data.ts';
 import type { CandidateEvaluation, Objective, QuestionSplit } from './candidate-evaluator.ts';
+import { testScoresEvent } from '../export/test-scores.ts';
 import { createPoolEvaluator } from './pool-evaluator.ts';
 import { createLlmProposer } from './proposers/llm-proposer.ts';
 import { createMutationProposer } from './proposers/offline-mutation.ts';
+import { createConfigMutationProposer } from './proposers/config-mutation.ts';
+import { createLlmConfigProposer } from './proposers/llm-config-proposer.ts';
+import { configSpaceCompile } from './config-space.ts';
 import type { Proposer } from './proposers/types.ts';
 import { runSearch, type FeedbackMode, type SearchEvent } from './search-loop.ts';
 import { acceptanceFromSpec, anyOf, dollarBudget, maxIterations, maxProposals, noImprovement, parentSelectorFromSpec, tokenBudget, wallTime } from './strategies/index.ts';
@@ -50,6 +56,8 @@ export const OptimizeConfigSchema = z.object({
   /** Limits the supervision used per split (for quick runs). */
   limit: z.number().int().positive().optional(),
   jobs: z.number().int().positive().optional(),
+  /** What the proposer may change: the design's code, or only the config constants of seeds/configurable.ts. */
+  space: z.enum(['code', 'config']).default('code'),
 });
 export type OptimizeConfig = z.infer<typeof OptimizeConfigSchema>;
 export type OptimizeConfigInput = z.input<typeof OptimizeConfigSchema>;
@@ -117,19 +125,24 @@ export async function runOptimize(options: OptimizeOptions): Promise<OptimizeRep
   const seedPath = resolve(config.seed);
   if (!existsSync(seedPath)) throw new InputError('E_NO_FILE', `${config.seed}: seed design not found`, { file: config.seed });
   const seedSource = readFileSync(seedPath, 'utf8');
+  // Config search compiles through the config-space guard: a candidate may differ from the seed only in its knobs.
+  const compile = config.space === 'config' ? configSpaceCompile(seedSource, (s) => compileDesign(s)) : (s: string) => compileDesign(s);
 
   if (!options.resume) {
     archive = createArchive(dir, {
       config: { ...config, objective },
       seeds: [{ path: config.seed, sha256: sha256(seedSource) }],
-      models: llm ? { proposer: modelName(llm, 'proposer'), answerer: modelName(llm, 'answerer'), judge: modelName(llm, 'judge') } : { proposer: 'offline-mutation', answerer: 'extractive-reader', judge: 'f1-threshold' },
+      models: llm ? { proposer: modelName(llm, 'proposer'), answerer: modelName(llm, 'answerer'), judge: modelName(llm, 'judge') } : { proposer: config.space === 'config' ? 'offline-config-mutation' : 'offline-mutation', answerer: 'extractive-reader', judge: 'f1-threshold' },
       promptVersions: {},
       rngSeed: config.rngSeed,
     });
   }
   archive = archive!;
 
-  const proposer: Proposer = llm?.hasRole('proposer') ? createLlmProposer({ client: llm }) : createMutationProposer();
+  const proposer: Proposer =
+    config.space === 'config'
+      ? llm?.hasRole('proposer') ? createLlmConfigProposer({ client: llm }) : createConfigMutationProposer()
+      : llm?.hasRole('proposer') ? createLlmProposer({ client: llm }) : createMutationProposer();
   const pool = createEvalPool({ ...(config.jobs ? { size: config.jobs } : {}), ...(llm ? { llm } : {}) });
   try {
     const scorer = evalScorerFrom(llm);
@@ -152,7 +165,7 @@ export async function runOptimize(options: OptimizeOptions): Promise<OptimizeRep
       select: parentSelectorFromSpec(config.select),
       accept: acceptanceFromSpec(config.accept),
       stop: stopCondition(config),
-      compile: (s) => compileDesign(s),
+      compile,
       objective,
       seeds: [{ label: config.seed, source: seedSource }],
       records: histories,
@@ -168,12 +181,19 @@ export async function runOptimize(options: OptimizeOptions): Promise<OptimizeRep
       if (splits[split].length === 0) return null;
       const c = await compileDesign(archive.source(p.id));
       if (!c.ok) return null;
-      return splitScores(await evaluator.evaluate(c.program, split));
+      const e = await evaluator.evaluate(c.program, split);
+      // Official traces go beside the run so the report can break the test scores down by category.
+      if (split === 'test') writeJsonl(join(dir, OFFICIAL_TRACES_DIR, `${p.id}.jsonl`), e.traces.map(traceForFile), QuestionTraceSchema);
+      return splitScores(e);
     };
     const seedVal = (await scoresFor(result.seed, 'val'))!;
     const bestVal = (await scoresFor(result.best, 'val'))!;
     const seedTest = await scoresFor(result.seed, 'test');
     const bestTest = await scoresFor(result.best, 'test');
+    // The archive keeps official-test scores beside the run (export and the report read them).
+    for (const [p, t] of [[result.seed, seedTest], [result.best, bestTest]] as const) {
+      if (t) archive.appendEvent(testScoresEvent({ program: p.id, value: t.fitness, n: t.n, metrics: testMetrics(t) }));
+    }
     const state = result.state;
     return {
       run: archive.manifest.run,
@@ -252,4 +272,12 @@ function splitScores(e: CandidateEvaluation): SplitScores {
     locomoF1: s.locomo?.categories1to4 ?? s.locomoF1,
     summary: s,
   };
+}
+
+function testMetrics(s: SplitScores): Record<string, number> {
+  const out: Record<string, number> = { accuracy: s.accuracy, f1: s.f1 };
+  if (s.recallAt10 !== null) out['recall@10'] = s.recallAt10;
+  if (s.contextRecall !== null) out.contextRecall = s.contextRecall;
+  if (s.locomoF1 !== null) out.locomoF1 = s.locomoF1;
+  return out;
 }

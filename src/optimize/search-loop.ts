@@ -165,11 +165,24 @@ export async function runSearch(options: SearchLoopOptions): Promise<SearchResul
 
   // ── iterations ──
   let stopReason = '';
-  for (let iteration = Math.max(1, state.lastIteration + 1); ; iteration++) {
+  // A run killed between an edit that did not apply (or compile) and its repair continues with that repair.
+  let carry = unfinishedRepair(state, options.repairs ?? 2);
+  for (let iteration = carry ? carry.iteration : Math.max(1, state.lastIteration + 1); ; iteration++) {
     state = archive.loadState();
+    const carried = carry?.iteration === iteration ? carry : null;
+    carry = null;
     // An iteration whose programs are all decided is finished; continue after the highest one.
-    if (iteration <= state.lastIteration) iteration = state.lastIteration + 1;
+    if (!carried && iteration <= state.lastIteration) iteration = state.lastIteration + 1;
     const progress = progressOf(state, performance.now() - started + (options.elapsedBeforeMs ?? 0));
+    if (carried) {
+      // Its invalid attempts look settled on disk, but the iteration is not over: stop as if at its start.
+      const partial = state.programs.filter((p) => p.kind !== 'seed' && p.iteration === iteration);
+      progress.iterations -= 1;
+      progress.iterationsSinceImprovement = Math.max(0, progress.iterationsSinceImprovement - 1);
+      progress.proposals -= partial.length;
+      progress.tokens -= partial.reduce((n, p) => n + p.cost.promptTokens + p.cost.completionTokens, 0);
+      progress.dollars -= partial.reduce((n, p) => n + p.cost.dollars, 0);
+    }
     const reason = options.stop.check(progress);
     if (reason) {
       stopReason = reason;
@@ -177,7 +190,7 @@ export async function runSearch(options: SearchLoopOptions): Promise<SearchResul
     }
     const rng = createRng(deriveSeed(options.rngSeed, 'iteration', iteration));
     const pool = options.control ? [seed] : state.accepted;
-    const parentId = options.select.select(pool.map(scored), rng.fork('select'));
+    const parentId = carried ? carried.parent : options.select.select(pool.map(scored), rng.fork('select'));
     const parent = archive.get(parentId);
     const parentSource = archive.source(parentId);
 
@@ -191,11 +204,11 @@ export async function runSearch(options: SearchLoopOptions): Promise<SearchResul
         perCategory: options.perCategory ?? 10,
       });
     }
-    const revisions = options.control ? [] : revisionNotes(state);
+    const revisions = options.control ? [] : revisionNotes(state, iteration);
     const knownHashes = new Set(state.programs.filter((p) => p.hasSource).map((p) => p.contentHash));
 
-    let repair: { edits: unknown[]; feedback: string; attempt: number } | undefined;
-    for (let attempt = 0; attempt <= (options.repairs ?? 2); attempt++) {
+    let repair: { edits: unknown[]; feedback: string; attempt: number } | undefined = carried?.repair;
+    for (let attempt = carried ? carried.repair.attempt : 0; attempt <= (options.repairs ?? 2); attempt++) {
       const t0 = performance.now();
       let proposal: Proposal | null;
       try {
@@ -240,7 +253,7 @@ export async function runSearch(options: SearchLoopOptions): Promise<SearchResul
           failure: { stage: 'propose', code: 'E_NO_EDITS', message: 'the proposal has no edits' },
         });
         emit({ type: 'invalid', iteration, program: record.id, stage: 'propose', message: 'no edits' });
-        repair = { edits: [], feedback: 'The reply had no edits: return at least one edit operation.', attempt: attempt + 1 };
+        repair = { edits: [], feedback: NO_EDITS_FEEDBACK, attempt: attempt + 1 };
         continue;
       }
       if (!proposal) {
@@ -318,6 +331,21 @@ function scored(p: ProgramRecord): ScoredProgram {
   return { id: p.id, score: p.scores?.value ?? 0, iteration: p.iteration, ...(p.scores ? { perQuestion: p.scores.perQuestion } : {}) };
 }
 
+const NO_EDITS_FEEDBACK = 'The reply had no edits: return at least one edit operation.';
+
+/**
+ * The last iteration when it ends in an edit that did not apply or compile (or a reply with no edits) with repair
+ * attempts left: the loop never leaves an iteration like that, so the run was killed before the repair.
+ */
+function unfinishedRepair(state: SearchState, repairs: number): { iteration: number; parent: string; repair: { edits: unknown[]; feedback: string; attempt: number } } | null {
+  const tail = state.programs.filter((p) => p.kind !== 'seed' && p.iteration === state.lastIteration).at(-1);
+  if (!tail?.parent || tail.status !== 'invalid' || !tail.failure || tail.attempt >= repairs) return null;
+  const { stage, code, message } = tail.failure;
+  const feedback = stage === 'apply' || stage === 'compile' ? message : code === 'E_NO_EDITS' ? NO_EDITS_FEEDBACK : null;
+  if (feedback === null) return null;
+  return { iteration: tail.iteration, parent: tail.parent, repair: { edits: tail.edits, feedback, attempt: tail.attempt + 1 } };
+}
+
 function progressOf(state: SearchState, elapsedMs: number): SearchProgress {
   return {
     iterations: state.iterationsDone,
@@ -330,9 +358,9 @@ function progressOf(state: SearchState, elapsedMs: number): SearchProgress {
 }
 
 /** The revision history as the proposer sees it: what was tried from which parent and how it went. */
-function revisionNotes(state: SearchState): RevisionNote[] {
+function revisionNotes(state: SearchState, before: number): RevisionNote[] {
   return state.programs
-    .filter((p) => p.kind === 'proposal' && p.parent)
+    .filter((p) => p.kind === 'proposal' && p.parent && p.iteration < before)
     .map((p) => ({
       id: p.id,
       parent: p.parent!,
