@@ -6,6 +6,10 @@ import { register as registerGenerate } from './commands/generate.ts';
 import { register as registerOptimize } from './commands/optimize.ts';
 import { register as registerArchive } from './commands/archive.ts';
 import { register as registerStart } from './commands/start.ts';
+import { register as registerConvert } from './commands/convert.ts';
+import { register as registerExport } from './commands/export.ts';
+import { register as registerReport } from './commands/report.ts';
+import { register as registerCompare } from './commands/compare.ts';
 
 /** Each command lives in its own module under ./commands/ and registers itself here. */
 export function registerCommands(program: Command, io: CliIO): void {
@@ -15,4 +19,8 @@ export function registerCommands(program: Command, io: CliIO): void {
   registerEval(program, io);
   registerOptimize(program, io);
   registerArchive(program, io);
+  registerConvert(program, io);
+  registerExport(program, io);
+  registerReport(program, io);
+  registerCompare(program, io);
 }

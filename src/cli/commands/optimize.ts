@@ -11,7 +11,7 @@ import { DEFAULT_EVAL_BUDGET } from './eval.ts';
 interface OptimizeFlags {
   history?: string;
   supervision?: string;
-  seed: string;
+  seed?: string;
   iterations: string;
   objective?: string;
   select: string;
@@ -33,6 +33,7 @@ interface OptimizeFlags {
   out?: string;
   resume?: string;
   json?: boolean;
+  space?: string;
 }
 
 const num = (flag: string, v: string | undefined, integer = true): number | undefined => {
@@ -45,10 +46,13 @@ const num = (flag: string, v: string | undefined, integer = true): number | unde
 /** Flags → the optimizer's config (validated again by its zod schema). */
 export function configFromFlags(f: OptimizeFlags): OptimizeConfigInput {
   if (!f.history || !f.supervision) throw new InputError('E_BAD_FLAG', 'optimize needs --history and --supervision (or --resume <run>)');
+  const space = f.space ?? 'code';
+  if (space !== 'code' && space !== 'config') throw new InputError('E_BAD_FLAG', `--space ${JSON.stringify(f.space)}: expected code or config`);
   const cfg: OptimizeConfigInput = {
     history: f.history,
     supervision: f.supervision,
-    seed: f.seed,
+    seed: f.seed ?? (space === 'config' ? 'seeds/configurable.ts' : 'seeds/base-bm25.ts'),
+    space,
     iterations: num('--iterations', f.iterations)!,
     select: f.select,
     accept: f.accept,
@@ -145,7 +149,8 @@ export function register(program: Command, io: CliIO): void {
     .description('Evolve a memory design as code, steered by generated supervision (resumable)')
     .option('--history <source>', 'history source: <format>:<path>[#<history>]')
     .option('--supervision <file>', 'supervision.jsonl with train and val items (memsteer generate)')
-    .option('--seed <file.ts>', 'seed design', 'seeds/base-bm25.ts')
+    .option('--seed <file.ts>', 'seed design (default seeds/base-bm25.ts; seeds/configurable.ts with --space config)')
+    .option('--space <space>', 'what the proposer may change: code | config (only the knobs of seeds/configurable.ts)', 'code')
     .option('--iterations <n>', 'iterations', '20')
     .option('--objective <name>', 'accuracy | evidence | f1 | marginal (default: accuracy with a model, evidence offline)')
     .option('--select <spec>', 'parent selection: greedy | softmax:<T> | pareto', 'greedy')

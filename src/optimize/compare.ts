@@ -1,0 +1,292 @@
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { compileDesign } from '../design/compile.ts';
+import { evalAnswererFrom, evalScorerFrom } from '../evaluate/eval-adapters.ts';
+import { createEvalPool } from '../evaluate/evaluate.ts';
+import { loadHistories } from '../history/load.ts';
+import { QAItemSchema, type QAItem } from '../history/record.ts';
+import { openLlmClient } from '../llm/client.ts';
+import type { LlmClient } from '../llm/types.ts';
+import { writeFileAtomic } from '../util/atomic-write.ts';
+import { readJsonl } from '../util/jsonl.ts';
+import { openArchive } from '../archive/index.ts';
+import type { QuestionSplit } from './candidate-evaluator.ts';
+import { createPoolEvaluator } from './pool-evaluator.ts';
+import { createRng, deriveSeed } from './rng.ts';
+import { runOptimize, type OptimizeConfigInput, type OptimizeReport, type SplitScores } from './run-optimize.ts';
+import type { SearchEvent } from './search-loop.ts';
+import { pairedBootstrap } from './strategies/bootstrap.ts';
+
+/**
+ * Code search and config search from the same start (see {@link DEFAULT_COMPARE_SEED}).
+ *
+ * Why both arms start from seeds/configurable.ts and not code search from seeds/base-bm25.ts: "the same start"
+ * should mean the same seed source, so the two arms begin at exactly the same program and score, and any
+ * difference is the search space's doing. configurable.ts is a valid code-search seed: its defaults behave as
+ * Base-BM25 and it keeps the Base-BM25 family's helper names, so every catalog operator of the code proposer still
+ * applies, and code search may also edit the config constants (a code edit can do anything a config change can).
+ * The cost, measured on LoCoMo: once its catalog is spent, the offline code proposer's constant tweaks land on knobs
+ * of features that are off (EMBEDDING_WEIGHT of a BM25-only retriever…), which change nothing. `codeSeed`
+ * (e.g. seeds/base-bm25.ts, the same behaviour without those knobs) runs code search from the same behaviour instead.
+ */
+export const DEFAULT_COMPARE_SEED = fileURLToPath(new URL('../../seeds/configurable.ts', import.meta.url));
+
+/** The arms of a comparison. `control` is best-of-N in code space: every proposal from the seed, no archive conditioning. */
+export const ArmName = z.enum(['code', 'config', 'control']);
+export type ArmName = z.infer<typeof ArmName>;
+
+export const CompareOptionsSchema = z.object({
+  history: z.string().min(1),
+  supervision: z.string().min(1),
+  /** Where the arms' runs go: <out>/code, <out>/config, <out>/control, and compare.json. */
+  out: z.string().min(1),
+  seed: z.string().default(DEFAULT_COMPARE_SEED),
+  /**
+   * Seed of the code and control arms when it should differ from `seed` (e.g. seeds/base-bm25.ts, which behaves
+   * exactly as configurable.ts's defaults but has no inactive constants for the offline code proposer to tweak).
+   */
+  codeSeed: z.string().optional(),
+  /** Iterations per arm (each arm gets the same). */
+  iterations: z.number().int().positive().default(10),
+  /** Proposals per arm (repairs count), when set. */
+  maxProposals: z.number().int().positive().optional(),
+  /** LLM tokens per arm, when set. */
+  budgetTokens: z.number().int().positive().optional(),
+  control: z.boolean().default(false),
+  offline: z.boolean().default(false),
+  objective: z.enum(['accuracy', 'evidence', 'f1', 'marginal']).optional(),
+  rngSeed: z.number().int().default(1),
+  contextBudget: z.number().int().positive().default(1000),
+  testCategories: z.array(z.string()).default([]),
+  limit: z.number().int().positive().optional(),
+  jobs: z.number().int().positive().optional(),
+  /** Bootstrap resamples and confidence level of the difference's interval. */
+  resamples: z.number().int().positive().default(2000),
+  level: z.number().gt(0).lt(1).default(0.95),
+});
+export type CompareOptions = z.infer<typeof CompareOptionsSchema>;
+export type CompareOptionsInput = z.input<typeof CompareOptionsSchema>;
+
+const SplitScoresSchema = z.object({
+  fitness: z.number(),
+  n: z.number().int(),
+  recallAt10: z.number().nullable(),
+  contextRecall: z.number().nullable(),
+  accuracy: z.number(),
+  f1: z.number(),
+  locomoF1: z.number().nullable(),
+});
+export type CompareScores = z.infer<typeof SplitScoresSchema>;
+
+/** One iteration of an arm: the candidate's validation score (null when it never got one) and the best so far. */
+const TrajectoryPointSchema = z.object({
+  iteration: z.number().int().positive(),
+  candidate: z.number().nullable(),
+  accepted: z.boolean(),
+  bestSoFar: z.number(),
+});
+
+export const ArmReportSchema = z.object({
+  arm: ArmName,
+  space: z.enum(['code', 'config']),
+  dir: z.string(),
+  stopReason: z.string(),
+  trajectory: z.array(TrajectoryPointSchema),
+  seed: z.object({ id: z.string(), val: SplitScoresSchema, test: SplitScoresSchema.nullable() }),
+  best: z.object({ id: z.string(), val: SplitScoresSchema, test: SplitScoresSchema.nullable() }),
+  accepted: z.number().int(),
+  proposals: z.number().int(),
+  tokens: z.number().int(),
+  diff: z.string(),
+  ms: z.number(),
+});
+export type ArmReport = z.infer<typeof ArmReportSchema>;
+
+/** The paired bootstrap of a − b over per-question fitness of the two arms' best designs. */
+export const DifferenceSchema = z.object({
+  a: ArmName,
+  b: ArmName,
+  split: z.enum(['test', 'val']),
+  n: z.number().int(),
+  mean: z.number(),
+  lower: z.number(),
+  upper: z.number(),
+  level: z.number(),
+  resamples: z.number().int(),
+  /** Share of resamples in which a beats b (ties half). */
+  pBetter: z.number(),
+});
+export type Difference = z.infer<typeof DifferenceSchema>;
+
+export const CompareReportSchema = z.object({
+  seed: z.string(),
+  codeSeed: z.string(),
+  objective: z.enum(['accuracy', 'evidence', 'f1', 'marginal']),
+  rngSeed: z.number().int(),
+  iterations: z.number().int(),
+  budgetTokens: z.number().int().nullable(),
+  maxProposals: z.number().int().nullable(),
+  arms: z.array(ArmReportSchema),
+  /** code − config always; code − control and config − control with the control arm. */
+  differences: z.array(DifferenceSchema),
+  ms: z.number(),
+});
+export type CompareReport = z.infer<typeof CompareReportSchema>;
+
+export interface CompareHooks {
+  onArm?: (arm: ArmName, phase: 'start' | 'done') => void;
+  onEvent?: (arm: ArmName, e: SearchEvent) => void;
+  /** An LLM client shared by all arms; by default one is opened from the environment (none when offline). */
+  llm?: LlmClient | null;
+}
+
+/**
+ * Runs code search and config search (and, when asked, the best-of-N control) with the same seed source,
+ * supervision, RNG seed and budget, one after the other, then compares their best designs question by question:
+ * on the official QA (test split) when the histories have any, else on the validation split. Writes
+ * <out>/compare.json (validated) beside the arms' runs.
+ */
+export async function runCompare(input: CompareOptionsInput, hooks: CompareHooks = {}): Promise<CompareReport> {
+  const options = CompareOptionsSchema.parse(input);
+  const started = performance.now();
+  const out = resolve(options.out);
+  const llm = options.offline ? null : hooks.llm !== undefined ? hooks.llm : openLlmClient();
+  const arms: ArmName[] = options.control ? ['code', 'config', 'control'] : ['code', 'config'];
+
+  const common: Omit<OptimizeConfigInput, 'seed'> = {
+    history: options.history,
+    supervision: options.supervision,
+    iterations: options.iterations,
+    offline: options.offline,
+    rngSeed: options.rngSeed,
+    contextBudget: options.contextBudget,
+    testCategories: options.testCategories,
+    ...(options.objective ? { objective: options.objective } : {}),
+    ...(options.maxProposals ? { maxProposals: options.maxProposals } : {}),
+    ...(options.budgetTokens ? { budgetTokens: options.budgetTokens } : {}),
+    ...(options.limit ? { limit: options.limit } : {}),
+    ...(options.jobs ? { jobs: options.jobs } : {}),
+  };
+  const reports = new Map<ArmName, { report: OptimizeReport; space: 'code' | 'config'; ms: number }>();
+  for (const arm of arms) {
+    const space = arm === 'config' ? 'config' : 'code';
+    hooks.onArm?.(arm, 'start');
+    const t0 = performance.now();
+    const report = await runOptimize({
+      out: join(out, arm),
+      config: { ...common, seed: space === 'config' ? options.seed : (options.codeSeed ?? options.seed), space, control: arm === 'control' },
+      llm,
+      ...(hooks.onEvent ? { onEvent: (e: SearchEvent) => hooks.onEvent!(arm, e) } : {}),
+    });
+    reports.set(arm, { report, space, ms: performance.now() - t0 });
+    hooks.onArm?.(arm, 'done');
+  }
+  const objective = reports.get('code')!.report.objective;
+
+  // Per-question fitness of each arm's best design, for the paired bootstrap. Each arm's own evaluation cache
+  // holds these results already (runOptimize scored its best on val and test), so this re-pays nothing.
+  const histories = await loadHistories(options.history);
+  const keep = new Set(options.testCategories);
+  const test = histories.flatMap((h) => h.qa).filter((q) => keep.size === 0 || (q.category !== undefined && keep.has(q.category)));
+  const split: 'test' | 'val' = test.some((q) => q.evidence.length > 0 || objective !== 'evidence') ? 'test' : 'val';
+  const ids = new Set(histories.map((h) => h.id));
+  const items = readJsonl(resolve(options.supervision), QAItemSchema).filter((q) => ids.has(q.history));
+  const cut = (xs: QAItem[]) => (options.limit ? xs.slice(0, options.limit) : xs);
+  const splits: Record<QuestionSplit, QAItem[]> = { train: cut(items.filter((q) => q.split === 'train')), val: cut(items.filter((q) => q.split === 'val')), test };
+
+  const perQuestion = new Map<ArmName, Record<string, number>>();
+  const pool = createEvalPool({ ...(options.jobs ? { size: options.jobs } : {}), ...(llm ? { llm } : {}) });
+  try {
+    const scorer = evalScorerFrom(llm);
+    for (const arm of arms) {
+      const { report } = reports.get(arm)!;
+      const evaluator = createPoolEvaluator({
+        histories,
+        questions: splits,
+        pool,
+        answerer: evalAnswererFrom(llm),
+        score: scorer.score,
+        judgeId: scorer.judgeId,
+        budget: { tokens: options.contextBudget },
+        objective,
+        cacheDir: join(report.dir, 'eval-cache'),
+      });
+      const c = await compileDesign(openArchive(report.dir).source(report.best.id));
+      if (!c.ok) throw new Error(`the best design of the ${arm} arm (${report.best.id}) no longer compiles: ${c.diagnostics[0]?.message ?? ''}`);
+      perQuestion.set(arm, (await evaluator.evaluate(c.program, split)).perQuestion);
+    }
+  } finally {
+    await pool.close();
+  }
+
+  const difference = (a: ArmName, b: ArmName): Difference => {
+    const pa = perQuestion.get(a)!;
+    const pb = perQuestion.get(b)!;
+    // Sorted keys: the resampling must not depend on the order questions were evaluated in.
+    const keys = Object.keys(pa).filter((k) => pb[k] !== undefined).sort();
+    const r = pairedBootstrap(
+      keys.map((k) => pa[k]!),
+      keys.map((k) => pb[k]!),
+      { rng: createRng(deriveSeed(options.rngSeed, 'compare', a, b)), resamples: options.resamples, level: options.level },
+    );
+    return { a, b, split, n: r.n, mean: r.mean, lower: r.lower, upper: r.upper, level: r.level, resamples: r.resamples, pBetter: r.pBetter };
+  };
+  const differences = [difference('code', 'config')];
+  if (options.control) differences.push(difference('code', 'control'), difference('config', 'control'));
+
+  const report: CompareReport = CompareReportSchema.parse({
+    seed: options.seed,
+    codeSeed: options.codeSeed ?? options.seed,
+    objective,
+    rngSeed: options.rngSeed,
+    iterations: options.iterations,
+    budgetTokens: options.budgetTokens ?? null,
+    maxProposals: options.maxProposals ?? null,
+    arms: arms.map((arm) => armReport(arm, reports.get(arm)!)),
+    differences,
+    ms: performance.now() - started,
+  });
+  writeFileAtomic(join(out, 'compare.json'), JSON.stringify(report, null, 2) + '\n');
+  return report;
+}
+
+function scoresOf(s: SplitScores): CompareScores {
+  return { fitness: s.fitness, n: s.n, recallAt10: s.recallAt10, contextRecall: s.contextRecall, accuracy: s.accuracy, f1: s.f1, locomoF1: s.locomoF1 };
+}
+
+function armReport(arm: ArmName, r: { report: OptimizeReport; space: 'code' | 'config'; ms: number }): ArmReport {
+  const { report } = r;
+  return {
+    arm,
+    space: r.space,
+    dir: report.dir,
+    stopReason: report.stopReason,
+    trajectory: trajectoryOf(report),
+    seed: { id: report.seed.id, val: scoresOf(report.seed.val), test: report.seed.test ? scoresOf(report.seed.test) : null },
+    best: { id: report.best.id, val: scoresOf(report.best.val), test: report.best.test ? scoresOf(report.best.test) : null },
+    accepted: report.accepted,
+    proposals: report.proposals,
+    tokens: report.cost.promptTokens + report.cost.completionTokens,
+    diff: report.diff,
+    ms: r.ms,
+  };
+}
+
+/**
+ * Best-so-far validation score per iteration. An iteration's candidate is its last attempt that got a score (a
+ * repair replaces a failed attempt); best-so-far only rises on an accepted candidate, as the search itself decides.
+ */
+export function trajectoryOf(report: Pick<OptimizeReport, 'trajectory' | 'seed'>): Array<z.infer<typeof TrajectoryPointSchema>> {
+  const last = Math.max(0, ...report.trajectory.map((t) => t.iteration));
+  let best = report.seed.val.fitness;
+  const points: Array<z.infer<typeof TrajectoryPointSchema>> = [];
+  for (let i = 1; i <= last; i++) {
+    const here = report.trajectory.filter((t) => t.iteration === i);
+    const scored = here.filter((t) => t.score !== null);
+    const accepted = here.find((t) => t.accepted);
+    if (accepted && accepted.score !== null) best = Math.max(best, accepted.score);
+    points.push({ iteration: i, candidate: scored.at(-1)?.score ?? null, accepted: Boolean(accepted), bestSoFar: best });
+  }
+  return points;
+}
