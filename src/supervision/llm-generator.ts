@@ -11,7 +11,7 @@ import { PlannerReplySchema, type AnswerPlan, type QuestionType } from './plan.t
 import { loadPrompt, type PromptRole } from './prompts.ts';
 import { checkQuestion } from './question-checks.ts';
 import type { RecordGraph } from './record-graph.ts';
-import { reject, type RunStats } from './summary.ts';
+import { emptyStats, reject, type RunStats } from './summary.ts';
 
 /** The questioner's reply. */
 export const QuestionReplySchema = z.object({ question: z.string().min(1) });
@@ -70,7 +70,8 @@ export function createLlmBlindReader(llm: LlmClient, name = 'llm:reader'): Blind
     async read(input) {
       const records = input.records.map((r) => renderRecord(r)).join('\n\n');
       const user = `Question: ${input.question}\nAnswer type: ${input.answerType}\n\nRecords:\n${records}`;
-      const value = await call(llm, 'reader', user, BlindReadingSchema, 'blind_reading', reader.stats!);
+      // Used alone (quality scoring) nobody hands it run stats: it keeps its own.
+      const value = await call(llm, 'reader', user, BlindReadingSchema, 'blind_reading', (reader.stats ??= emptyStats()));
       return value ?? { answerable: false, answer: '', citations: [] };
     },
   };

@@ -9,6 +9,7 @@ import { openLlmClient } from '../../llm/client.ts';
 import { writeFileAtomic } from '../../util/atomic-write.ts';
 import { readJsonl, writeJsonl } from '../../util/jsonl.ts';
 import { generateSupervision } from '../../supervision/generate.ts';
+import { createLlmBlindReader } from '../../supervision/llm-generator.ts';
 import { QuestionType } from '../../supervision/plan.ts';
 import { progressPath } from '../../supervision/progress-store.ts';
 import { scoreSupervision, QualityReportSchema } from '../../supervision/quality.ts';
@@ -85,8 +86,10 @@ export function register(program: Command, io: CliIO): void {
       if (flags.quality) {
         const items = readJsonl(flags.quality, QAItemSchema);
         const llm = flags.offline ? null : openLlmClient();
-        const report = QualityReportSchema.parse(await scoreSupervision(items, histories));
-        if (llm) io.err('memsteer: note: quality is scored with programmatic checks and the offline reader; the LLM judge is not wired in yet\n');
+        // With a model for the reader role, answer support is judged by the LLM blind reader (the generator's own
+        // recovery gate); evidence, clarity and premise stay programmatic checks either way.
+        const reader = llm?.hasRole('reader') ? createLlmBlindReader(llm) : undefined;
+        const report = QualityReportSchema.parse(await scoreSupervision(items, histories, reader));
         if (flags.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
         else {
           const t = new Table({ head: ['check', 'pass rate'], style: PLAIN });
