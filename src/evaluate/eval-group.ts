@@ -205,7 +205,8 @@ async function runQuestion(sandbox: Sandbox, q: Question, task: GroupTask, prove
   return run;
 }
 
-function failedRun(id: string, failure: StageFailure): QuestionRun {
+/** A question that never ran (its group or its own stage failed), with the failure recorded. */
+export function failedRun(id: string, failure: StageFailure): QuestionRun {
   return {
     id,
     ranked: [],

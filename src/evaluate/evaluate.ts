@@ -26,7 +26,7 @@ import type { History, QAItem } from '../history/record.ts';
 import type { LlmClient } from '../llm/types.ts';
 import { groupByVisibleRecords } from './date-filter.ts';
 import { evalCacheKey, historyContentHash, questionSetHash, readEvalCache, writeEvalCache } from './eval-cache.ts';
-import type { GroupResult, GroupTask, QuestionRun } from './eval-group.ts';
+import { failedRun, type GroupResult, type GroupTask, type QuestionRun } from './eval-group.ts';
 import { HOST_CALL_EMBED, HOST_CALL_LLM, type LlmCallArgs, type LlmCallReply } from './eval-worker.ts';
 import { createPool, PoolTaskError, type PoolOptions, type ProcessPool } from './pool.ts';
 import { DEFAULT_SANDBOX_LIMITS, type CompiledProgram, type HostToolsOptions, type RemoteEmbedder, type SandboxLimits, type StageFailure } from './sandbox-api.ts';
@@ -401,20 +401,7 @@ function crashedGroup(task: GroupTask, failure: StageFailure): GroupResult {
     store: { toolCalls: {}, log: [], llmTokens: { prompt: 0, completion: 0 } },
     rebuilds: 0,
     bm25CacheHits: 0,
-    questions: task.questions.map((q) => ({
-      id: q.id,
-      ranked: [],
-      rankedRecords: [],
-      delivered: [],
-      deliveredRecords: [],
-      context: null,
-      failure,
-      timeMs: { retrieve: 0, context: 0 },
-      toolCalls: {},
-      log: [],
-      llmTokens: { prompt: 0, completion: 0 },
-      recoverable: [],
-    })),
+    questions: task.questions.map((q) => failedRun(q.id, failure)),
   };
 }
 

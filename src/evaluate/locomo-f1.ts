@@ -7,6 +7,7 @@
  * on a few irregular forms (e.g. "dying"), so scores can differ in the third decimal on rare questions.
  */
 import { stemmer } from 'stemmer';
+import { overlapF1 } from './metrics.ts';
 
 // Python's string.punctuation: ASCII only, exactly as the official scorer strips it.
 const ASCII_PUNCT = /[!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]/g;
@@ -26,22 +27,7 @@ function stemmedTokens(text: string): string[] {
 
 /** LoCoMo's `f1_score`: token F1 over Porter-stemmed normalised tokens; 0 when nothing overlaps. */
 export function locomoTokenF1(prediction: string, groundTruth: string): number {
-  const p = stemmedTokens(prediction);
-  const g = stemmedTokens(groundTruth);
-  const counts = new Map<string, number>();
-  for (const t of g) counts.set(t, (counts.get(t) ?? 0) + 1);
-  let same = 0;
-  for (const t of p) {
-    const c = counts.get(t) ?? 0;
-    if (c > 0) {
-      same++;
-      counts.set(t, c - 1);
-    }
-  }
-  if (same === 0) return 0;
-  const precision = same / p.length;
-  const recall = same / g.length;
-  return (2 * precision * recall) / (precision + recall);
+  return overlapF1(stemmedTokens(prediction), stemmedTokens(groundTruth));
 }
 
 /**

@@ -16,10 +16,15 @@ export function tokenF1(prediction: string, reference: string): number {
   const p = squadNormalize(prediction).split(' ').filter(Boolean);
   const r = squadNormalize(reference).split(' ').filter(Boolean);
   if (p.length === 0 || r.length === 0) return p.length === r.length ? 1 : 0;
+  return overlapF1(p, r);
+}
+
+/** F1 of the multiset overlap of two token lists (0 when they share nothing); the core of every token-F1 score. */
+export function overlapF1(prediction: readonly string[], reference: readonly string[]): number {
   const counts = new Map<string, number>();
-  for (const t of r) counts.set(t, (counts.get(t) ?? 0) + 1);
+  for (const t of reference) counts.set(t, (counts.get(t) ?? 0) + 1);
   let same = 0;
-  for (const t of p) {
+  for (const t of prediction) {
     const c = counts.get(t) ?? 0;
     if (c > 0) {
       same++;
@@ -27,8 +32,8 @@ export function tokenF1(prediction: string, reference: string): number {
     }
   }
   if (same === 0) return 0;
-  const precision = same / p.length;
-  const recall = same / r.length;
+  const precision = same / prediction.length;
+  const recall = same / reference.length;
   return (2 * precision * recall) / (precision + recall);
 }
 
