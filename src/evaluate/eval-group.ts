@@ -239,14 +239,14 @@ function recoverableGold(gold: readonly string[] | undefined, provenance: Map<st
  * Unit id → its sources, keeping only ids of records this group could see: a design cannot earn evidence
  * recall by naming records it was never given.
  */
-function provenanceMap(units: readonly UnitProvenance[], visible: ReadonlySet<string>): Map<string, string[]> {
+export function provenanceMap(units: readonly UnitProvenance[], visible: ReadonlySet<string>): Map<string, string[]> {
   const m = new Map<string, string[]>();
   for (const u of units) m.set(u.id, u.sources.filter((s) => visible.has(s)));
   return m;
 }
 
 /** Units expanded to their source records in order, de-duplicated, at most `cap`. */
-function expand(units: readonly string[], provenance: Map<string, string[]>, cap: number): string[] {
+export function expand(units: readonly string[], provenance: ReadonlyMap<string, string[]>, cap = Infinity): string[] {
   const out: string[] = [];
   const seen = new Set<string>();
   for (const u of units) {

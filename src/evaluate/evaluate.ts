@@ -29,7 +29,7 @@ import { evalCacheKey, historyContentHash, questionSetHash, readEvalCache, write
 import { failedRun, type GroupResult, type GroupTask, type QuestionRun } from './eval-group.ts';
 import { HOST_CALL_EMBED, HOST_CALL_LLM, type LlmCallArgs, type LlmCallReply } from './eval-worker.ts';
 import { createPool, PoolTaskError, type PoolOptions, type ProcessPool } from './pool.ts';
-import { DEFAULT_SANDBOX_LIMITS, type CompiledProgram, type HostToolsOptions, type RemoteEmbedder, type SandboxLimits, type StageFailure } from './sandbox-api.ts';
+import { DEFAULT_SANDBOX_LIMITS, type LlmCompleter, type CompiledProgram, type HostToolsOptions, type RemoteEmbedder, type SandboxLimits, type StageFailure } from './sandbox-api.ts';
 import type { QuestionScores, QuestionTrace } from './trace.ts';
 import { traceForFile } from './trace-schema.ts';
 
@@ -49,6 +49,20 @@ export interface EvalPoolOptions extends Omit<PoolOptions, 'module' | 'hostCalls
 
 const EVAL_WORKER = new URL('./eval-worker.ts', import.meta.url);
 
+/** A design's `tools.llm` over the LLM client (role `design`); undefined when no model has that role. */
+export function designCompleter(llm: LlmClient): LlmCompleter | undefined {
+  if (!llm.hasRole('design')) return undefined;
+  return async (messages, o) => {
+    const r = await llm.complete({
+      role: 'design',
+      messages,
+      ...(o.maxTokens !== undefined ? { maxTokens: o.maxTokens } : {}),
+      ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
+    });
+    return { text: r.text, promptTokens: r.usage.promptTokens, completionTokens: r.usage.completionTokens };
+  };
+}
+
 /**
  * Starts the sandbox process pool for evaluation. The LLM client and a remote embedder stay in this process;
  * children reach them through the pool's host calls. Close it when done.
@@ -56,17 +70,8 @@ const EVAL_WORKER = new URL('./eval-worker.ts', import.meta.url);
 export function createEvalPool(options: EvalPoolOptions = {}): EvalPool {
   const { llm, embedder, ...rest } = options;
   const hostCalls: NonNullable<PoolOptions['hostCalls']> = {};
-  if (llm) {
-    hostCalls[HOST_CALL_LLM] = async ({ messages, options: o }: LlmCallArgs): Promise<LlmCallReply> => {
-      const r = await llm.complete({
-        role: 'design',
-        messages,
-        ...(o.maxTokens !== undefined ? { maxTokens: o.maxTokens } : {}),
-        ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
-      });
-      return { text: r.text, promptTokens: r.usage.promptTokens, completionTokens: r.usage.completionTokens };
-    };
-  }
+  const complete = llm ? designCompleter(llm) : undefined;
+  if (complete) hostCalls[HOST_CALL_LLM] = ({ messages, options: o }: LlmCallArgs): Promise<LlmCallReply> => complete(messages, o);
   if (embedder) hostCalls[HOST_CALL_EMBED] = (texts: string[]) => embedder.embed(texts);
   const pool = createPool({ ...rest, module: EVAL_WORKER, hostCalls });
   const bridge: GroupTask['bridge'] = {

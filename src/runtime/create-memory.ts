@@ -4,13 +4,13 @@ import { compileDesign } from '../design/compile.ts';
 import { InputError, MemsteerError, describeZodIssues } from '../errors.ts';
 import { cutoffInstant, visibleRecords } from '../evaluate/date-filter.ts';
 import { directSandboxFactory } from '../evaluate/direct-sandbox.ts';
+import { designCompleter } from '../evaluate/evaluate.ts';
 import type { SandboxFactory } from '../evaluate/eval-group.ts';
 import { createHostTools } from '../evaluate/host-tools/host-tools.ts';
 import {
   DEFAULT_SANDBOX_LIMITS,
   type CompiledProgram,
   type HostToolsOptions,
-  type LlmCompleter,
   type RemoteEmbedder,
   type SandboxLimits,
 } from '../evaluate/sandbox-api.ts';
@@ -141,7 +141,7 @@ export async function createMemory(options: CreateMemoryOptions): Promise<Memory
 
   const limits: SandboxLimits = { ...DEFAULT_SANDBOX_LIMITS, ...options.limits };
   const sandboxed = options.sandbox ?? true;
-  const llm = options.llm ? completerFrom(options.llm) : undefined;
+  const llm = options.llm ? designCompleter(options.llm) : undefined;
   const setup: BuildSetup = {
     program: compiled.program,
     factory: sandboxed ? { createHostTools, createSandbox } : inProcessFactory(limits),
@@ -332,16 +332,3 @@ function inProcessFactory(limits: SandboxLimits): SandboxFactory {
   };
 }
 
-/** The design's `tools.llm` over an LlmClient, as the evaluation pool bridges it (role `design`). */
-function completerFrom(llm: LlmClient): LlmCompleter | undefined {
-  if (!llm.hasRole('design')) return undefined;
-  return async (messages, o) => {
-    const r = await llm.complete({
-      role: 'design',
-      messages,
-      ...(o.maxTokens !== undefined ? { maxTokens: o.maxTokens } : {}),
-      ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
-    });
-    return { text: r.text, promptTokens: r.usage.promptTokens, completionTokens: r.usage.completionTokens };
-  };
-}

@@ -1,5 +1,5 @@
 import type { Budget, Hit, Question, SourceRecord } from '../../sandbox/contract.ts';
-import type { SandboxFactory } from '../evaluate/eval-group.ts';
+import { expand, provenanceMap, type SandboxFactory } from '../evaluate/eval-group.ts';
 import { fitToBudget } from '../evaluate/host-tools/text-budget.ts';
 import type { CompiledProgram, HostTools, HostToolsOptions, Sandbox, SandboxLimits, StageFailure, UnitProvenance } from '../evaluate/sandbox-api.ts';
 
@@ -114,23 +114,3 @@ export class MemoryBuild {
   }
 }
 
-/** Unit id → its sources among the stored records (a design cannot deliver records it was never given). */
-function provenanceMap(units: readonly UnitProvenance[], stored: ReadonlySet<string>): Map<string, string[]> {
-  const m = new Map<string, string[]>();
-  for (const u of units) m.set(u.id, u.sources.filter((s) => stored.has(s)));
-  return m;
-}
-
-/** Units expanded to their source records in order, de-duplicated. */
-function expand(units: readonly string[], provenance: ReadonlyMap<string, string[]>): string[] {
-  const out: string[] = [];
-  const seen = new Set<string>();
-  for (const u of units) {
-    for (const s of provenance.get(u) ?? []) {
-      if (seen.has(s)) continue;
-      seen.add(s);
-      out.push(s);
-    }
-  }
-  return out;
-}
