@@ -45,6 +45,12 @@ export interface GenerateOptions {
   graph?: RecordGraphOptions;
   /** Items per bundle offline. Default 3. */
   perBundle?: number;
+  /**
+   * Offline only. `false` skips the generator's checks (plan checks, question checks, offline blind reader) and
+   * keeps every templated candidate whose quotes locate in their records (spans are still recorded): the
+   * "without checks" arm of the supervision ablation. Default true.
+   */
+  checks?: boolean;
   /** The journal that makes the run resumable (usually `<out>.progress.jsonl`); none when absent. */
   progressFile?: string;
   onProgress?: (p: GenerateProgress) => void;
@@ -63,6 +69,9 @@ export interface GenerateResult {
  * planner/questioner/auditor/reader roles. With `progressFile`, finished bundles are journaled and a re-run with
  * the same settings continues where the last one stopped (no paid call is repeated for a finished bundle).
  */
+/** Rounds of fresh bundles before a history counts as exhausted (later rounds mostly revisit covered ground). */
+const MAX_ROUNDS = 10;
+
 /** Default cap on one question type's share of the items. */
 export const DEFAULT_MAX_TYPE_SHARE = 0.35;
 
@@ -85,13 +94,13 @@ export async function generateSupervision(history: History, options: GenerateOpt
   if (options.mode === 'offline') {
     const ctx = createRuleContext(graph);
     seedWeight = factSeedWeight(ctx);
-    processor = createOfflineProcessor({ graph, ctx, reader: createOfflineBlindReader(), rng, perBundle: options.perBundle ?? 3 });
+    processor = createOfflineProcessor({ graph, ctx, reader: createOfflineBlindReader(), rng, perBundle: options.perBundle ?? 3, checks: options.checks ?? true });
   } else {
     if (!options.llm) throw new MemsteerError('E_NO_LLM', 'LLM mode needs a configured model: set OPENAI_API_KEY / OPENAI_BASE_URL, or pass --offline');
     processor = createLlmProcessor({ graph, llm: options.llm, history: history.id });
   }
 
-  const run = shortHash(JSON.stringify({ h: history.id, r: history.records.length, mode: options.mode, gen: processor.generator, prompts: processor.prompts, types, seed, bt: options.bundleTokens, g: options.graph ?? {} }));
+  const run = shortHash(JSON.stringify({ h: history.id, r: history.records.length, mode: options.mode, gen: processor.generator, prompts: processor.prompts, types, seed, bt: options.bundleTokens, g: options.graph ?? {}, ...(options.checks === false ? { checks: false } : {}) }));
   const store = options.progressFile ? new ProgressStore(options.progressFile, run) : undefined;
   const stats = emptyStats();
   const deduper = new Deduper();
@@ -120,7 +129,7 @@ export async function generateSupervision(history: History, options: GenerateOpt
   const seenBundles = new Set<string>();
   let planned = 0;
   // Rounds of fresh bundles until the target is met or the history stops yielding.
-  for (let round = 0; round < 6 && kept.length < n && !budgetExhausted; round++) {
+  for (let round = 0; round < MAX_ROUNDS && kept.length < n && !budgetExhausted; round++) {
     const want = Math.ceil((n - kept.length) / perBundleGuess) + 10;
     const bundles: Bundle[] = sampleBundles(graph, { count: want, tokenBudget: bundleTokens, seed: seed + round * 7919 + hashString(history.id), ...(seedWeight ? { seedWeight } : {}) });
     const fresh = bundles.filter((b) => !seenBundles.has(b.id));

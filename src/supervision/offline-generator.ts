@@ -1,16 +1,17 @@
 import type { SourceRecord } from '../../sandbox/contract.ts';
+import type { Evidence } from '../history/record.ts';
 import type { BlindReader } from './blind-recovery.ts';
 import { checkBlindReading } from './blind-recovery.ts';
 import type { Bundle } from './bundles.ts';
 import type { AcceptedItem, BundleProcessor } from './candidate.ts';
 import { checkPlan } from './plan-checks.ts';
-import type { QuestionType } from './plan.ts';
+import type { AnswerPlan, QuestionType } from './plan.ts';
 import { checkQuestion } from './question-checks.ts';
 import type { RecordGraph } from './record-graph.ts';
 import type { Rng } from './rng.ts';
 import { RULE_BASED_GENERATOR, ruleCandidate } from './rule-based/generator.ts';
 import type { RuleContext } from './rule-based/templates.ts';
-import { verifySpan } from './spans.ts';
+import { locateQuote, verifySpan } from './spans.ts';
 import { reject, type RunStats } from './summary.ts';
 
 /** Options of the offline (rule-based) bundle processor. */
@@ -21,6 +22,8 @@ export interface OfflineProcessorOptions {
   rng: Rng;
   /** At most this many items from one bundle. Default 3. */
   perBundle?: number;
+  /** False: no plan checks, question checks or blind reading (the supervision ablation's unchecked arm). Default true. */
+  checks?: boolean;
 }
 
 /**
@@ -50,6 +53,21 @@ export function createOfflineProcessor(o: OfflineProcessorOptions): BundleProces
         const members = new Set(bundle.records);
         const extra = cand.plan.evidence.map((e) => e.record).filter((id) => !members.has(id));
         for (const id of extra) members.add(id);
+        if (o.checks === false) {
+          const located = locateFacts(cand.plan, byId);
+          if (!located) {
+            reject(stats, 'plan:quote-not-in-record');
+            continue;
+          }
+          out.push({
+            type: cand.type,
+            question: cand.question,
+            plan: located.plan,
+            evidence: located.evidence,
+            checks: { template: cand.template, planChecks: 'skipped', spansVerified: true, questionChecks: 'skipped', audit: 'not-run:offline', blindReader: 'skipped', bundleRecords: members.size, bundleExtendedBy: extra.length },
+          });
+          continue;
+        }
         stats.stages['plan-checks'].in++;
         const pc = checkPlan(cand.plan, { bundle: members, records: byId, allowedTypes: new Set(types) });
         if (!pc.ok) {
@@ -100,4 +118,20 @@ export function createOfflineProcessor(o: OfflineProcessorOptions): BundleProces
       return out;
     },
   };
+}
+
+/**
+ * Spans of a plan's quotes without any other check, so unchecked items still point at text the same way checked
+ * ones do (one evidence entry per fact, as checkPlan makes them). Null when a quote is not in its record.
+ */
+function locateFacts(plan: AnswerPlan, byId: ReadonlyMap<string, SourceRecord>): { plan: AnswerPlan; evidence: Evidence[] } | null {
+  const facts = [];
+  for (const f of plan.facts) {
+    const text = byId.get(f.record)?.text;
+    const span = text === undefined ? undefined : locateQuote(text, f.quote);
+    if (!span) return null;
+    facts.push({ ...f, span });
+  }
+  const evidence = facts.map((f) => ({ record: f.record, span: f.span, quote: byId.get(f.record)!.text.slice(f.span[0], f.span[1]) }));
+  return { plan: { ...plan, facts }, evidence };
 }

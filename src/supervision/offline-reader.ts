@@ -8,12 +8,12 @@ import { isTopicWord } from './rule-based/cues.ts';
 import { roleRange, whoAt } from './rule-based/speakers.ts';
 
 /** Name and version of the offline blind reader. */
-export const OFFLINE_READER = 'localise+extract@2';
+export const OFFLINE_READER = 'localise+extract@3';
 
 // Words of question phrasing that say nothing about which record is meant.
 const FRAME = new Set(
   terms(
-    'separate conversations conversation sessions session e-mails emails mails come came mention mentioned talk talked talking passed later days many much name given date written document section brought bring part give shared percentage money',
+    'separate times conversations conversation sessions session e-mails emails mails come came mention mentioned talk talked talking passed later days many much name given date written document section brought bring part give shared percentage money',
   ),
 );
 
@@ -212,6 +212,74 @@ function reachOf(a: SourceRecord, records: readonly SourceRecord[], attachment: 
   );
 }
 
+/** A speaker's stretch of a record: either half of a "User: … / Assistant: …" turn, else the whole record. */
+interface Said {
+  r: SourceRecord;
+  who: string | undefined;
+  start: number;
+  end: number;
+}
+
+function utterancesIn(r: SourceRecord): Said[] {
+  if (r.kind === 'turn' && r.text.startsWith('User: ') && r.text.includes('\nAssistant: ')) {
+    return (['the user', 'the assistant'] as const).map((who) => {
+      const [start, end] = roleRange(r, who);
+      return { r, who, start, end };
+    });
+  }
+  return [{ r, who: whoAt(r, 0), start: 0, end: r.text.length }];
+}
+
+const NOT_NAME = new Set(['i', 'user', 'assistant', 'upload', 'ok', 'okay', 'yes', 'no', 'oh', 'wow', 'hey', 'hi', 'thanks', 'the', 'a', 'an', 'my', 'and', 'but', 'so']);
+const WEEKDAYS_MONTHS = /^(?:mon|tues|wednes|thurs|fri|satur|sun)day$|^(?:january|february|march|april|may|june|july|august|september|october|november|december)$/i;
+
+/** Distinct capitalised runs of a text that do not open a sentence and are no speaker's name ("Becoming Nicole", "Sweden"). */
+function properNames(text: string, speakers: readonly string[]): string[] {
+  const people = new Set(speakers.flatMap((s) => [s.toLowerCase(), ...s.toLowerCase().split(/\s+/)]));
+  const out = new Map<string, string>();
+  for (const m of text.matchAll(/[A-Z][\p{L}'’]*(?:[\s-]+(?:of\s+|de\s+|the\s+)?[A-Z][\p{L}'’]*)*/gu)) {
+    const before = text.slice(Math.max(0, m.index - 3), m.index);
+    let words = m[0].replace(/['’]s$/, '').split(/\s+/);
+    if (m.index === 0 || /[.!?:"“\n\[]\s*$/.test(before)) words = words.slice(1);
+    while (words.length && (NOT_NAME.has(words[0]!.toLowerCase()) || /['’]/.test(words[0]!))) words.shift();
+    while (words.length && NOT_NAME.has(words[words.length - 1]!.toLowerCase())) words.pop();
+    const value = words.join(' ');
+    if (value.length < 3 || words.every((w) => WEEKDAYS_MONTHS.test(w) || people.has(w.toLowerCase()))) continue;
+    out.set(value.toLowerCase(), value);
+  }
+  return [...out.values()];
+}
+
+/**
+ * "When A asked about X, which N did B mention?" / "Right before A talked about X, …": finds A's turn about X,
+ * steps to the neighbouring utterance of the thread (the next one, or the one before for "right before"), which
+ * must be B's, and reads the answer from it alone.
+ */
+function readCued(m: RegExpExecArray, input: BlindInput, speakers: readonly string[], topK: number): BlindReading {
+  const before = m[1] === 'Right before';
+  const cueWho = m[2]!;
+  const a = locate(`${cueWho} talked about ${m[3]}`, input.records.filter((r) => r.kind === 'turn'), speakers);
+  if (!a) return UNANSWERABLE;
+  const rest = m[4]!.replace(/^./, (ch) => ch.toUpperCase());
+  const c = constraintsOf(rest, speakers, true);
+  if (!c.speaker) return UNANSWERABLE;
+  const thread = input.records.filter((r) => r === a || (r.thread !== undefined && r.thread === a.thread)).flatMap(utterancesIn);
+  const at = thread.findIndex((u) => u.r === a && u.who === cueWho);
+  const b = thread[at + (before ? -1 : 1)];
+  if (at < 0 || !b || b.who !== c.speaker) return UNANSWERABLE;
+  const which = /^Which ([\p{L}'’-]+) did\b/u.exec(rest);
+  if (which) return readWhich(rest, which[1]!, [b.r], c) ?? UNANSWERABLE;
+  const said: SourceRecord = { ...b.r, text: b.r.text.slice(b.start, b.end) };
+  if (/^What name\b/.test(rest)) {
+    // The reply names one thing: the proper name in it that is not a speaker's.
+    const names = properNames(said.text, speakers);
+    if (names.length === 1) return { answerable: true, answer: names[0]!, citations: [b.r.id] };
+  }
+  const got = extractiveAnswer(rest, contextOf([said]).text, { answerType: input.answerType });
+  if (got.answer === NOT_MENTIONED) return readPlain(rest, input, [b.r], c, topK);
+  return { answerable: true, answer: got.answer, citations: [b.r.id] };
+}
+
 /**
  * The offline blind reader. It is not a model: it reads the question's constraints (a named speaker, "in
  * <month>", "on <date>"), localises the question in the bundle with BM25 over what that speaker said there, then
@@ -219,6 +287,8 @@ function reachOf(a: SourceRecord, records: readonly SourceRecord[], attachment: 
  * found for A and for B; "in how many … between <date> and <date>" counts the conversations (or e-mails) in that
  * window whose records contain the question's topic words; "after A, …" / "in the document … shared while
  * talking about A, …" finds A first and reads the rest from the turns after it or the documents it shared;
+ * "when A asked about X, …" / "right before A talked about X, …" finds A's turn and reads the utterance right
+ * after (before) it in the thread;
  * "which N" returns the phrase naming the N; "who" the speaker; "when" the passage's date; anything else goes to
  * the extractive reader over the best records. It cites the records its answer came from.
  */
@@ -239,7 +309,7 @@ export function createOfflineBlindReader(options: { topK?: number } = {}): Blind
         return { answerable: true, answer: `${Math.abs(dayNumber(db) - dayNumber(da))} days`, citations: [a.id, b.id] };
       }
       const window = monthWindow(q);
-      if (/^in how many\b/i.test(q) && window) {
+      if (/^(?:in how many|how many times)\b/i.test(q) && window) {
         const { from, to } = window;
         const topic = terms(q.slice(0, window.start) + q.slice(window.end)).filter((t) => !FRAME.has(t));
         const emails = /\be-?mails\b/i.test(q);
@@ -249,10 +319,13 @@ export function createOfflineBlindReader(options: { topK?: number } = {}): Blind
           const set = new Set(terms(`${r.title ?? ''} ${r.text}`));
           return topic.length > 0 && topic.every((t) => set.has(t));
         });
-        const groups = new Set(hits.map((r) => (emails ? r.id : (r.thread ?? r.id))));
+        const times = /^how many times\b/i.test(q);
+        const groups = new Set(hits.map((r) => (emails || times ? r.id : (r.thread ?? r.id))));
         if (!groups.size) return UNANSWERABLE;
         return { answerable: true, answer: String(groups.size), citations: hits.map((r) => r.id) };
       }
+      const cued = /^(When|Right before) (.+?) (?:asked|talked) about (.+?), ((?:which|what|how many|how much) .+)$/.exec(q);
+      if (cued) return readCued(cued, input, speakers, topK);
       const linked = /^(?:After (.+?)|In the document (.+?) shared while talking about (.+?)), (.+)$/.exec(q);
       if (linked) {
         const attachment = linked[1] === undefined;

@@ -28,7 +28,7 @@ export const QualityReportSchema = z.object({
 });
 export type QualityReport = z.infer<typeof QualityReportSchema>;
 
-const FRAME = new Set(terms('separate conversations sessions e-mails come came mention mentioned talk talked passed later days many much name given date written document section question'));
+const FRAME = new Set(terms('times asked reply right before separate conversations sessions e-mails come came mention mentioned talk talked passed later days many much name given date written document section question'));
 
 /**
  * Scores an existing supervision set against its histories with programmatic checks and an offline blind
@@ -36,6 +36,16 @@ const FRAME = new Set(terms('separate conversations sessions e-mails come came m
  */
 export async function scoreSupervision(items: readonly QAItem[], histories: readonly History[], reader: BlindReader = createOfflineBlindReader()): Promise<QualityReport> {
   const byHistory = new Map(histories.map((h) => [h.id, new Map<string, SourceRecord>(h.records.map((r) => [r.id, r]))]));
+  // A question may name what was said around its evidence ("when Melanie asked about …, what did Caroline
+  // say?"): the reader also sees each evidence record's neighbours in its thread.
+  const neighbours = new Map(
+    histories.map((h) => [
+      h.id,
+      new Map<string, SourceRecord[]>(
+        h.records.map((r, i) => [r.id, [h.records[i - 1], h.records[i + 1]].filter((x): x is SourceRecord => !!x && x.thread !== undefined && x.thread === r.thread)]),
+      ),
+    ]),
+  );
   const fails: Record<string, string[]> = { answerSupport: [], evidenceSupport: [], questionClarity: [], premiseSupport: [] };
   const pass = { answerSupport: 0, evidenceSupport: 0, questionClarity: 0, premiseSupport: 0 };
   const note = (k: keyof typeof pass, ok: boolean, id: string): void => {
@@ -49,9 +59,12 @@ export async function scoreSupervision(items: readonly QAItem[], histories: read
     note('evidenceSupport', evidence.length > 0 && evidence.every(({ e, r }) => r && (!e.span || verifySpan(r.text, e.span, e.quote))), item.id);
     note('questionClarity', checkQuestion(item.question, item.answer, item.answerType, found.map((r) => r.id)).ok, item.id);
     const unique = [...new Map(found.map((r) => [r.id, r])).values()];
-    const reading = unique.length ? await reader.read({ question: item.question, answerType: item.answerType, records: unique }) : undefined;
+    const around = neighbours.get(item.history);
+    const order = [...(records?.keys() ?? [])];
+    const seen = [...new Map([...unique, ...unique.flatMap((r) => around?.get(r.id) ?? [])].map((r) => [r.id, r])).values()].sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
+    const reading = unique.length ? await reader.read({ question: item.question, answerType: item.answerType, records: seen }) : undefined;
     note('answerSupport', !!reading && checkBlindReading(reading, { answer: item.answer, answerType: item.answerType, evidenceRecords: [] }).ok, item.id);
-    const evidenceTerms = new Set(unique.flatMap((r) => terms(`${r.title ?? ''} ${r.text} ${r.speaker ?? ''}`)));
+    const evidenceTerms = new Set(seen.flatMap((r) => terms(`${r.title ?? ''} ${r.text} ${r.speaker ?? ''}`)));
     let q = item.question;
     for (const d of findDates(q).reverse()) q = q.slice(0, d.start) + q.slice(d.end);
     const asked = terms(q).filter((t) => !FRAME.has(t) && !/^\d+$/.test(t));

@@ -47,7 +47,7 @@ const NOT_ENTITY = new Set([
   'july', 'august', 'september', 'october', 'november', 'december', 'user', 'assistant', 'sender', 'recipient', 'subject', 'summary',
   'mr', 'mrs', 'ms', 'dr', 'the', 'a', 'an', 'my', 'our', 'your', 'his', 'her', 'their', 'this', 'that', 'these', 'those', 'it', 'we', 'you',
   'he', 'she', 'they', 'and', 'but', 'or', 'so', 'if', 'when', 'what', 'how', 'why', 'who', 'where', 'which', 'also', 'just', 'lol', 'omg',
-  'christmas', 'easter', 'thanksgiving', 'english', 'god', 'mom', 'dad', 'internet', 'tv', 'ai', 'last', 'next', 'every', 'yes', 'please', 'mon', 'tue', 'tues', 'wed', 'thu', 'thurs', 'fri', 'sat', 'sun',
+  'upload', 'christmas', 'easter', 'thanksgiving', 'english', 'god', 'mom', 'dad', 'internet', 'tv', 'ai', 'last', 'next', 'every', 'yes', 'please', 'mon', 'tue', 'tues', 'wed', 'thu', 'thurs', 'fri', 'sat', 'sun',
 ]);
 
 /** Proper-noun runs ("Forest Park", "Dr. Keller") that do not open a sentence. */

@@ -6,6 +6,7 @@ import type { QuestionType } from '../plan.ts';
 import type { RecordGraph } from '../record-graph.ts';
 import type { Rng } from '../rng.ts';
 import { buildPostings, isTopicWord, tokensIn } from './cues.ts';
+import { contextualCandidate } from './contextual.ts';
 import { extractFacts, type TextFact } from './facts.ts';
 import {
   bridgeQuestion,
@@ -26,7 +27,7 @@ import {
 } from './templates.ts';
 
 /** Name and version of the offline generator, written into every item it makes. */
-export const RULE_BASED_GENERATOR = 'rule-based@2';
+export const RULE_BASED_GENERATOR = 'rule-based@3';
 
 /** Question types the rule-based generator can write (it has no false-premise template). */
 export const RULE_BASED_TYPES: readonly QuestionType[] = ['single-hop', 'multi-hop', 'temporal', 'aggregation'];
@@ -92,6 +93,14 @@ export function factSeedWeight(ctx: RuleContext): (record: unknown, index: numbe
 }
 
 const MAX_TRIES = 40;
+/** Tries a bundle's contextual (cue + answer turn) questions get before the other single-hop templates are tried. */
+const CONTEXTUAL_TRIES = 24;
+/**
+ * How often a single-hop question is first tried as a context-linked one. Real questions about a conversation
+ * mostly name what prompted the answer rather than the answer's own words; without this family the supervision
+ * rewards designs that match a question against the evidence turn alone.
+ */
+const CONTEXTUAL_SHARE = 1;
 
 /**
  * One templated candidate of `type` from a bundle, or undefined when the bundle holds no fact the type's
@@ -103,6 +112,11 @@ export function ruleCandidate(ctx: RuleContext, bundle: Bundle, type: QuestionTy
   const budget = (): boolean => ++tries <= MAX_TRIES;
   switch (type) {
     case 'single-hop': {
+      if (rng.next() < CONTEXTUAL_SHARE) {
+        let own = 0;
+        const c = contextualCandidate(ctx, members, rng, () => ++own <= CONTEXTUAL_TRIES);
+        if (c) return c;
+      }
       for (const i of members) {
         const facts = rng.shuffle(ctx.facts(i));
         for (const f of facts) {
@@ -153,7 +167,8 @@ export function ruleCandidate(ctx: RuleContext, bundle: Bundle, type: QuestionTy
         const seen = new Set<string>();
         const words = tokensIn(r.text).filter((t) => {
           const lower = t.word.toLowerCase();
-          if (lower.length < 5 || !isTopicWord(lower) || isStopword(lower) || ctx.speakerStems.has(t.stem) || seen.has(t.stem)) return false;
+          // A topic is a thing ("camping", "pottery"), not a verb or adjective a turn happened to use ("front", "motivate").
+          if (lower.length < 5 || !isTopicWord(lower) || isStopword(lower) || ctx.speakerStems.has(t.stem) || seen.has(t.stem) || ctx.nounUsage(lower) !== 'head') return false;
           seen.add(t.stem);
           const df = ctx.postings.get(t.stem)?.length ?? 0;
           return df >= 2 && df <= maxDf;
