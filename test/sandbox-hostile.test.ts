@@ -180,18 +180,19 @@ describe('hostile designs contained in-process', () => {
  */
 describe('hostile designs that may kill their process (run in a child)', () => {
   const child = fileURLToPath(new URL('./fixtures/designs/run-design-child.ts', import.meta.url));
-  const runChild = (name: string) => {
+  const runChild = (name: string, storeMs = 3000) => {
     const run = spawnSync(process.execPath, ['--import', 'tsx', child, fileURLToPath(hostile(name))], {
       encoding: 'utf8',
       timeout: 60_000,
-      env: { ...process.env, MEMSTEER_TEST_MEMORY_MB: '64' },
+      env: { ...process.env, MEMSTEER_TEST_MEMORY_MB: '64', MEMSTEER_TEST_STORE_MS: String(storeMs) },
     });
     const lines = run.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { step: string; ok?: boolean; alive?: boolean; failure?: { kind: string; message: string } });
     return { run, lines };
   };
 
   it('array growth hits the heap limit and is reported as memory; the isolate is disposed', () => {
-    const { run, lines } = runChild('array-bomb');
+    // A generous store timeout: on a loaded machine the heap limit must still be what stops it, not the clock.
+    const { run, lines } = runChild('array-bomb', 30_000);
     expect(run.status).toBe(0);
     expect(lines.find((l) => l.step === 'store')?.failure).toEqual({
       stage: 'store',
