@@ -18,7 +18,7 @@ export function register(program: Command, io: CliIO): void {
     .command('start')
     .description('The main job on the embedded default history, offline: generate supervision, optimize Base-BM25, test on official QA')
     .option('--iterations <n>', 'optimizer iterations', '20')
-    .option('--out <dir>', 'run directory (default archive/start-<timestamp>)')
+    .option('--out <dir>', 'run directory; the supervision is written into it too (default archive/start-<timestamp>)')
     .action(async (opts: { iterations: string; out?: string }) => {
       const out = resolve(opts.out ?? join('archive', `start-${new Date().toISOString().replace(/[:.]/g, '-')}`));
       const [history] = await loadHistories(DEFAULT_SOURCE);
@@ -50,7 +50,7 @@ export function register(program: Command, io: CliIO): void {
           rngSeed: '1',
           feedback: 'stratified',
           perCategory: '10',
-          out: join(out, 'run'),
+          out,
         },
         io,
       );
