@@ -158,9 +158,12 @@ export async function runOptimize(options: OptimizeOptions): Promise<OptimizeRep
       cacheDir: join(dir, 'eval-cache'),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     });
+    // A resumed run's --wall-time counts the time already spent: proposing and evaluating, as the programs recorded it.
+    const elapsedBeforeMs = options.resume ? archive.list().reduce((ms, p) => ms + (p.cost.proposeMs ?? 0) + (p.cost.evaluateMs ?? 0), 0) : 0;
     const result = await runSearch({
       archive,
       evaluator,
+      elapsedBeforeMs,
       proposer,
       select: parentSelectorFromSpec(config.select),
       accept: acceptanceFromSpec(config.accept),
