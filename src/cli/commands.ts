@@ -10,6 +10,7 @@ import { register as registerConvert } from './commands/convert.ts';
 import { register as registerExport } from './commands/export.ts';
 import { register as registerReport } from './commands/report.ts';
 import { register as registerCompare } from './commands/compare.ts';
+import { register as registerBench } from './commands/bench.ts';
 
 /** Each command lives in its own module under ./commands/ and registers itself here. */
 export function registerCommands(program: Command, io: CliIO): void {
@@ -23,4 +24,5 @@ export function registerCommands(program: Command, io: CliIO): void {
   registerExport(program, io);
   registerReport(program, io);
   registerCompare(program, io);
+  registerBench(program, io);
 }

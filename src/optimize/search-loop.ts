@@ -198,7 +198,9 @@ export async function runSearch(options: SearchLoopOptions): Promise<SearchResul
     let failures: FailureCase[] = [];
     if (!options.control) {
       const { diagnosis: d, evaluation } = await diagnosisOf(parent);
-      diagnosis = d;
+      // 'random' is the feedback ablation's diagnosis-free arm: the proposer gets only randomly sampled failures,
+      // no category counts. Without this it would differ from 'diagnosis' only in cases the offline proposer never reads.
+      diagnosis = options.feedback === 'random' ? null : d;
       failures = feedbackCases(options.feedback ?? 'stratified', d, evaluator.questions.train, evaluation, options.records, {
         seed: deriveSeed(options.rngSeed, 'failures', iteration),
         perCategory: options.perCategory ?? 10,

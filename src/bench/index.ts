@@ -1,0 +1,6 @@
+export { runBench, type BenchReport } from './run-bench.ts';
+export { BenchConfigSchema, DATASETS, type BenchConfig, type BenchConfigInput, type DatasetInfo } from './bench-config.ts';
+export type { BenchEvent } from './context.ts';
+export * from './schemas.ts';
+export { markdownTable, experimentMarkdown, readmeMarkdown } from './markdown.ts';
+export { officialSupervision, budgetSubset, hashSplit, generatedSupervision } from './supervision-sets.ts';

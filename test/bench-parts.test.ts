@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import type { History, QAItem } from '../src/history/record.ts';
+import { budgetSubset, hashSplit, officialSupervision } from '../src/bench/supervision-sets.ts';
+import { officialQuestions } from '../src/bench/official-eval.ts';
+import { delta, markdownTable, pct, sameDesignNote } from '../src/bench/markdown.ts';
+import { benchConfigFromFlags } from '../src/cli/commands/bench.ts';
+import { generateSupervision } from '../src/supervision/generate.ts';
+import { loadHistories } from '../src/history/load.ts';
+import { DEFAULT_SOURCE } from '../src/history/default-source.ts';
+
+function item(id: string, history: string, extra: Partial<QAItem> = {}): QAItem {
+  return { id, history, question: `q ${id}?`, answer: 'a', answerType: 'text', evidence: [{ record: 'r1' }], ...extra };
+}
+
+function history(id: string, qa: QAItem[]): History {
+  return { id, source: `test:${id}`, format: 'jsonl', records: [], qa, unresolvedEvidence: [] };
+}
+
+describe('bench supervision sets', () => {
+  it('hashSplit is a pure function of the id and follows the share', () => {
+    const ids = Array.from({ length: 2000 }, (_, i) => `h/${i}`);
+    const val = ids.filter((id) => hashSplit(id, 0.4) === 'val').length;
+    expect(val / ids.length).toBeGreaterThan(0.36);
+    expect(val / ids.length).toBeLessThan(0.44);
+    expect(ids.map((id) => hashSplit(id, 0.4))).toEqual(ids.map((id) => hashSplit(id, 0.4)));
+    // A smaller share only moves items from val to train (same hash threshold logic).
+    for (const id of ids) if (hashSplit(id, 0.2) === 'val') expect(hashSplit(id, 0.4)).toBe('val');
+  });
+
+  it('officialSupervision keeps the test categories, splits every item, and drops dates only when asked', () => {
+    const h = history('p', [item('a', 'p', { category: '1', date: '2024-01-01' }), item('b', 'p', { category: '5' }), item('c', 'p', { category: '2', date: '2024-02-01' })]);
+    const kept = officialSupervision([h], { categories: ['1', '2'], valShare: 0.5, dropDates: false });
+    expect(kept.map((q) => q.id)).toEqual(['a', 'c']);
+    expect(kept.map((q) => q.date)).toEqual(['2024-01-01', '2024-02-01']);
+    expect(kept.every((q) => q.split === hashSplit(`p/${q.id}`, 0.5))).toBe(true);
+    const undated = officialSupervision([h], { categories: [], valShare: 0.5, dropDates: true });
+    expect(undated).toHaveLength(3);
+    expect(undated.some((q) => 'date' in q)).toBe(false);
+    // The history's own items are not modified.
+    expect(h.qa[0]!.date).toBe('2024-01-01');
+    expect(h.qa[0]!.split).toBeUndefined();
+  });
+
+  it('budgetSubset takes B training items and every validation item, and smaller budgets are prefixes of larger ones', () => {
+    const items = Array.from({ length: 50 }, (_, i) => item(`i${i}`, i % 2 ? 'x' : 'y', { split: i % 5 === 0 ? 'val' : 'train' }));
+    const b10 = budgetSubset(items, 10);
+    const b20 = budgetSubset(items, 20);
+    expect(b10.filter((q) => q.split === 'train')).toHaveLength(10);
+    expect(b20.filter((q) => q.split === 'train')).toHaveLength(20);
+    expect(b10.filter((q) => q.split === 'val')).toEqual(items.filter((q) => q.split === 'val'));
+    for (const q of b10) expect(b20).toContain(q);
+    expect(budgetSubset(items, 1000)).toEqual(items);
+  });
+
+  it('officialQuestions samples a fixed subset per history, kept in data order', () => {
+    const qa = Array.from({ length: 30 }, (_, i) => item(`q${i}`, 'p', { category: i % 3 ? 'fact' : 'temporal' }));
+    const h = history('p', qa);
+    const all = officialQuestions(h, { categories: [] });
+    expect(all).toHaveLength(30);
+    const s = officialQuestions(h, { categories: [], perHistory: 10 });
+    expect(s).toHaveLength(10);
+    expect(s).toEqual(qa.filter((q) => s.includes(q)));
+    expect(officialQuestions(h, { categories: [], perHistory: 10 })).toEqual(s);
+    expect(officialQuestions(h, { categories: ['temporal'] }).every((q) => q.category === 'temporal')).toBe(true);
+  });
+});
+
+describe('bench tables', () => {
+  it('formats percentages, deltas and Markdown tables (numeric columns right-aligned, pipes escaped)', () => {
+    expect(pct(0.12345)).toBe('12.3');
+    expect(pct(null)).toBe('–');
+    expect(delta(0.5, 0.25)).toBe('+25.0');
+    expect(delta(0.25, 0.5)).toBe('-25.0');
+    expect(delta(null, 0.5)).toBe('–');
+    expect(delta(0.3, 0.30001)).toBe('+0.0');
+    const md = markdownTable({ title: 't', columns: ['method', 'R@10'], rows: [['a|b', '12.3'], ['c', '–']] });
+    expect(md.split('\n')).toEqual(['| method | R@10 |', '| --- | ---: |', '| a\\|b | 12.3 |', '| c | – |']);
+  });
+
+  it('names the rows that ended at the same design (same content hash, whatever the iteration)', () => {
+    expect(sameDesignNote('RHELM', [{ label: 'a', program: 'i004-abc' }, { label: 'b', program: 'i000-abc' }, { label: 'c', program: 'i002-def' }])).toBe(
+      'RHELM: a and b ended at the same design, so their test scores are identical.',
+    );
+    expect(sameDesignNote('X', [{ label: 'a', program: 'i1-h' }, { label: 'b', program: 'i2-h' }, { label: 'c', program: 'i3-h' }])).toBe('X: a, b and c ended at the same design, so their test scores are identical.');
+    expect(sameDesignNote('X', [{ label: 'a', program: 'i1-h' }, { label: 'b', program: 'i1-g' }])).toBeNull();
+  });
+
+  it('CLI flags: datasets from --data, experiment names checked, RHELM test sample', () => {
+    const cfg = benchConfigFromFlags({ dataset: 'rhelm', data: 'data/default', iterations: '2', out: '/tmp/x', rngSeed: '1', experiments: 'main,feedback', rhelmTest: 'all' });
+    expect(cfg.datasets).toEqual([{ id: 'rhelm', source: expect.stringMatching(/^rhelm:.*data\/default\/rhelm$/) }]);
+    expect(cfg.experiments).toEqual(['main', 'feedback']);
+    expect(cfg.rhelmTestPerPersona).toBeNull();
+    expect(() => benchConfigFromFlags({ dataset: 'rhelm', data: 'data/default', iterations: '2', out: '/tmp/x', rngSeed: '1', experiments: 'main,nope' })).toThrow(/unknown experiment "nope"/);
+    expect(() => benchConfigFromFlags({ dataset: 'locomo', data: 'data/default', iterations: '2', out: '/tmp/x', rngSeed: '1' })).toThrow(/locomo data not found/);
+  });
+});
+
+describe('generator without checks (supervision ablation)', () => {
+  it('keeps candidates the checks would reject, marks them unchecked, and still records verifiable spans', async () => {
+    const [h] = await loadHistories(DEFAULT_SOURCE);
+    const checked = await generateSupervision(h!, { mode: 'offline', n: 40, checks: true });
+    const unchecked = await generateSupervision(h!, { mode: 'offline', n: 40, checks: false });
+    expect(unchecked.items).toHaveLength(40);
+    const byId = new Map(h!.records.map((r) => [r.id, r.text]));
+    for (const q of unchecked.items) {
+      expect(q.checks?.planChecks).toBe('skipped');
+      expect(q.checks?.blindReader).toBe('skipped');
+      for (const e of q.evidence) expect(byId.get(e.record)!.slice(e.span![0], e.span![1])).toBe(e.quote);
+    }
+    expect(checked.items.every((q) => q.checks?.planChecks === 'pass')).toBe(true);
+    // The checks reject candidates; without them those stages record no rejections and fewer bundles are needed.
+    const rejectedByChecks = Object.entries(checked.summary.rejections).filter(([k]) => /^(plan|question|blind):/.test(k)).reduce((n, [, c]) => n + c, 0);
+    const rejectedUnchecked = Object.entries(unchecked.summary.rejections).filter(([k]) => /^(question|blind):/.test(k)).reduce((n, [, c]) => n + c, 0);
+    expect(rejectedByChecks).toBeGreaterThan(0);
+    expect(rejectedUnchecked).toBe(0);
+    expect(unchecked.summary.bundles).toBeLessThanOrEqual(checked.summary.bundles);
+  }, 120_000);
+});
