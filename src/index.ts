@@ -97,6 +97,8 @@ export type { QuestionTrace, QuestionScores, StageFailure, FailureKind } from '.
 
 // ── optimization and its archive ──
 export { runOptimize, OptimizeConfigSchema, type OptimizeConfig, type OptimizeConfigInput, type OptimizeOptions, type OptimizeReport } from './optimize/run-optimize.ts';
+export { runCompare, type CompareReport } from './optimize/compare.ts';
+export { runBench, BenchConfigSchema, type BenchReport, type BenchConfig } from './bench/index.ts';
 export { openArchive, createArchive, type Archive, type ProgramRecord, type Manifest, type Scores, type SearchState } from './archive/index.ts';
 
 // ── export of a winning design ──
