@@ -212,6 +212,11 @@ export async function runSearch(options: SearchLoopOptions): Promise<SearchResul
     let repair: { edits: unknown[]; feedback: string; attempt: number } | undefined = carried?.repair;
     for (let attempt = carried ? carried.repair.attempt : 0; attempt <= (options.repairs ?? 2); attempt++) {
       const t0 = performance.now();
+      /** A proposal that never got to edits (the proposer failed, or sent none): recorded, and the loop goes on. */
+      const invalidProposal = (rationale: string, code: string, message: string): void => {
+        const record = archive.addProgram({ iteration, attempt, parent: parent.id, edits: [], proposer: options.proposer.name, rationale, failure: { stage: 'propose', code, message } });
+        emit({ type: 'invalid', iteration, program: record.id, stage: 'propose', message });
+      };
       let proposal: Proposal | null;
       try {
         proposal = await options.proposer.propose({
@@ -231,30 +236,11 @@ export async function runSearch(options: SearchLoopOptions): Promise<SearchResul
           stopReason = `budget: ${err.message}`;
           break;
         }
-        const message = err instanceof Error ? err.message : String(err);
-        const record = archive.addProgram({
-          iteration,
-          attempt,
-          parent: parent.id,
-          edits: [],
-          proposer: options.proposer.name,
-          rationale: 'the proposer failed',
-          failure: { stage: 'propose', code: (err as { code?: string }).code ?? 'E_PROPOSER', message },
-        });
-        emit({ type: 'invalid', iteration, program: record.id, stage: 'propose', message });
+        invalidProposal('the proposer failed', (err as { code?: string }).code ?? 'E_PROPOSER', err instanceof Error ? err.message : String(err));
         break;
       }
       if (proposal && (!Array.isArray(proposal.edits) || proposal.edits.length === 0)) {
-        const record = archive.addProgram({
-          iteration,
-          attempt,
-          parent: parent.id,
-          edits: [],
-          proposer: options.proposer.name,
-          rationale: proposal.rationale,
-          failure: { stage: 'propose', code: 'E_NO_EDITS', message: 'the proposal has no edits' },
-        });
-        emit({ type: 'invalid', iteration, program: record.id, stage: 'propose', message: 'no edits' });
+        invalidProposal(proposal.rationale, 'E_NO_EDITS', 'the proposal has no edits');
         repair = { edits: [], feedback: NO_EDITS_FEEDBACK, attempt: attempt + 1 };
         continue;
       }
