@@ -5,6 +5,7 @@ export { collectVersions, readGitCommit } from './environment.ts';
 export { readEventLog, type EventLog } from './events.ts';
 export {
   ARCHIVE_FORMAT,
+  OFFICIAL_TRACES_DIR,
   CostSchema,
   DecisionSchema,
   EventSchema,

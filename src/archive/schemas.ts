@@ -5,6 +5,9 @@ import { AppliedEditSchema, EditOpSchema } from '../design/edit-ops.ts';
 /** Archive layout version, written into the manifest so a later memsteer can refuse or migrate old runs. */
 export const ARCHIVE_FORMAT = 1;
 
+/** Folder of a run holding the official-test traces of its seed and best (`official/<program>.jsonl`). */
+export const OFFICIAL_TRACES_DIR = 'official';
+
 /** `manifest.json`: everything needed to know how a run was made and to reproduce it. */
 export const ManifestSchema = z.object({
   format: z.literal(ARCHIVE_FORMAT),

@@ -2,19 +2,15 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { compileDesign } from '../design/compile.ts';
-import { evalAnswererFrom, evalScorerFrom } from '../evaluate/eval-adapters.ts';
 import { createEvalPool } from '../evaluate/evaluate.ts';
 import { loadHistories } from '../history/load.ts';
-import { QAItemSchema, type QAItem } from '../history/record.ts';
 import { openLlmClient } from '../llm/client.ts';
 import type { LlmClient } from '../llm/types.ts';
 import { writeFileAtomic } from '../util/atomic-write.ts';
-import { readJsonl } from '../util/jsonl.ts';
 import { openArchive } from '../archive/index.ts';
-import type { QuestionSplit } from './candidate-evaluator.ts';
-import { createPoolEvaluator } from './pool-evaluator.ts';
+import { createRunEvaluator } from './pool-evaluator.ts';
 import { createRng, deriveSeed } from './rng.ts';
-import { runOptimize, type OptimizeConfigInput, type OptimizeReport, type SplitScores } from './run-optimize.ts';
+import { loadSplits, runOptimize, type OptimizeConfigInput, type OptimizeReport, type SplitScores } from './run-optimize.ts';
 import type { SearchEvent } from './search-loop.ts';
 import { pairedBootstrap } from './strategies/bootstrap.ts';
 
@@ -187,31 +183,15 @@ export async function runCompare(input: CompareOptionsInput, hooks: CompareHooks
   // Per-question fitness of each arm's best design, for the paired bootstrap. Each arm's own evaluation cache
   // holds these results already (runOptimize scored its best on val and test), so this re-pays nothing.
   const histories = await loadHistories(options.history);
-  const keep = new Set(options.testCategories);
-  const test = histories.flatMap((h) => h.qa).filter((q) => keep.size === 0 || (q.category !== undefined && keep.has(q.category)));
-  const split: 'test' | 'val' = test.some((q) => q.evidence.length > 0 || objective !== 'evidence') ? 'test' : 'val';
-  const ids = new Set(histories.map((h) => h.id));
-  const items = readJsonl(resolve(options.supervision), QAItemSchema).filter((q) => ids.has(q.history));
-  const cut = (xs: QAItem[]) => (options.limit ? xs.slice(0, options.limit) : xs);
-  const splits: Record<QuestionSplit, QAItem[]> = { train: cut(items.filter((q) => q.split === 'train')), val: cut(items.filter((q) => q.split === 'val')), test };
+  const splits = loadSplits(options.supervision, histories, { limit: options.limit, testCategories: options.testCategories });
+  const split: 'test' | 'val' = splits.test.some((q) => q.evidence.length > 0 || objective !== 'evidence') ? 'test' : 'val';
 
   const perQuestion = new Map<ArmName, Record<string, number>>();
   const pool = createEvalPool({ ...(options.jobs ? { size: options.jobs } : {}), ...(llm ? { llm } : {}) });
   try {
-    const scorer = evalScorerFrom(llm);
     for (const arm of arms) {
       const { report } = reports.get(arm)!;
-      const evaluator = createPoolEvaluator({
-        histories,
-        questions: splits,
-        pool,
-        answerer: evalAnswererFrom(llm),
-        score: scorer.score,
-        judgeId: scorer.judgeId,
-        budget: { tokens: options.contextBudget },
-        objective,
-        cacheDir: join(report.dir, 'eval-cache'),
-      });
+      const evaluator = createRunEvaluator({ histories, questions: splits, pool, llm, contextBudget: options.contextBudget, objective, runDir: report.dir });
       const c = await compileDesign(openArchive(report.dir).source(report.best.id));
       if (!c.ok) throw new Error(`the best design of the ${arm} arm (${report.best.id}) no longer compiles: ${c.diagnostics[0]?.message ?? ''}`);
       perQuestion.set(arm, (await evaluator.evaluate(c.program, split)).perQuestion);

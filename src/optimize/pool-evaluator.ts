@@ -1,5 +1,8 @@
 import type { Budget } from '../../sandbox/contract.ts';
+import { join } from 'node:path';
+import { evalAnswererFrom, evalScorerFrom } from '../evaluate/eval-adapters.ts';
 import { evaluateProgram, type EvalAnswerer, type EvalPool, type EvalScorer } from '../evaluate/evaluate.ts';
+import type { LlmClient } from '../llm/types.ts';
 import type { CompiledProgram } from '../evaluate/sandbox-api.ts';
 import { summarize } from '../evaluate/summary.ts';
 import type { History, QAItem } from '../history/record.ts';
@@ -52,4 +55,33 @@ export function createPoolEvaluator(options: PoolEvaluatorOptions): CandidateEva
       };
     },
   };
+}
+
+/**
+ * The evaluator of one optimization run: the fixed answerer and judge for `llm` (offline algorithms when null), the
+ * run's context budget, and its evaluation cache under `<runDir>/eval-cache`.
+ */
+export function createRunEvaluator(o: {
+  histories: readonly History[];
+  questions: Record<QuestionSplit, readonly QAItem[]>;
+  pool: EvalPool;
+  llm: LlmClient | null;
+  contextBudget: number;
+  objective: Objective;
+  runDir: string;
+  onProgress?: PoolEvaluatorOptions['onProgress'];
+}): CandidateEvaluator {
+  const scorer = evalScorerFrom(o.llm);
+  return createPoolEvaluator({
+    histories: o.histories,
+    questions: o.questions,
+    pool: o.pool,
+    answerer: evalAnswererFrom(o.llm),
+    score: scorer.score,
+    judgeId: scorer.judgeId,
+    budget: { tokens: o.contextBudget },
+    objective: o.objective,
+    cacheDir: join(o.runDir, 'eval-cache'),
+    ...(o.onProgress ? { onProgress: o.onProgress } : {}),
+  });
 }

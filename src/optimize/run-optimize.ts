@@ -7,7 +7,6 @@ import type { ProgramRecord } from '../archive/schemas.ts';
 import { compileDesign } from '../design/compile.ts';
 import { diffSources } from '../design/diff.ts';
 import { ConfigError, InputError } from '../errors.ts';
-import { evalAnswererFrom, evalScorerFrom } from '../evaluate/eval-adapters.ts';
 import { createEvalPool } from '../evaluate/evaluate.ts';
 import type { EvalSummary } from '../evaluate/summary.ts';
 import { loadHistories } from '../history/load.ts';
@@ -16,10 +15,10 @@ import { openLlmClient } from '../llm/client.ts';
 import type { LlmClient } from '../llm/types.ts';
 import { readJsonl, writeJsonl } from '../util/jsonl.ts';
 import { QuestionTraceSchema, traceForFile } from '../evaluate/trace-schema.ts';
-import { OFFICIAL_TRACES_DIR } from '../report/report-data.ts';
+import { OFFICIAL_TRACES_DIR } from '../archive/schemas.ts';
 import type { CandidateEvaluation, Objective, QuestionSplit } from './candidate-evaluator.ts';
 import { testScoresEvent } from '../export/test-scores.ts';
-import { createPoolEvaluator } from './pool-evaluator.ts';
+import { createRunEvaluator } from './pool-evaluator.ts';
 import { createLlmProposer } from './proposers/llm-proposer.ts';
 import { createMutationProposer } from './proposers/offline-mutation.ts';
 import { createConfigMutationProposer } from './proposers/config-mutation.ts';
@@ -121,7 +120,7 @@ export async function runOptimize(options: OptimizeOptions): Promise<OptimizeRep
   const llm = config.offline ? null : options.llm !== undefined ? options.llm : openLlmClient();
   const objective: Objective = config.objective ?? (llm?.hasRole('answerer') ? 'accuracy' : 'evidence');
   const histories = await loadHistories(config.history);
-  const splits = loadSplits(config, histories);
+  const splits = loadSplits(config.supervision, histories, config);
   const seedPath = resolve(config.seed);
   if (!existsSync(seedPath)) throw new InputError('E_NO_FILE', `${config.seed}: seed design not found`, { file: config.seed });
   const seedSource = readFileSync(seedPath, 'utf8');
@@ -145,19 +144,7 @@ export async function runOptimize(options: OptimizeOptions): Promise<OptimizeRep
       : llm?.hasRole('proposer') ? createLlmProposer({ client: llm }) : createMutationProposer();
   const pool = createEvalPool({ ...(config.jobs ? { size: config.jobs } : {}), ...(llm ? { llm } : {}) });
   try {
-    const scorer = evalScorerFrom(llm);
-    const evaluator = createPoolEvaluator({
-      histories,
-      questions: splits,
-      pool,
-      answerer: evalAnswererFrom(llm),
-      score: scorer.score,
-      judgeId: scorer.judgeId,
-      budget: { tokens: config.contextBudget },
-      objective,
-      cacheDir: join(dir, 'eval-cache'),
-      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-    });
+    const evaluator = createRunEvaluator({ histories, questions: splits, pool, llm, contextBudget: config.contextBudget, objective, runDir: dir, ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
     // A resumed run's --wall-time counts the time already spent: proposing and evaluating, as the programs recorded it.
     const elapsedBeforeMs = options.resume ? archive.list().reduce((ms, p) => ms + (p.cost.proposeMs ?? 0) + (p.cost.evaluateMs ?? 0), 0) : 0;
     const result = await runSearch({
@@ -233,21 +220,25 @@ function modelName(llm: LlmClient, role: 'proposer' | 'answerer' | 'judge'): str
 }
 
 /** Train/val from the supervision file (by each item's split), test from the histories' official QA. */
-function loadSplits(config: OptimizeConfig, histories: readonly History[]): Record<QuestionSplit, QAItem[]> {
+/** Train/val from a supervision file (by each item's split, at most `limit` each), test from the histories' official QA. */
+export function loadSplits(
+  supervision: string,
+  histories: readonly History[],
+  options: { limit?: number | undefined; testCategories: readonly string[] },
+): Record<QuestionSplit, QAItem[]> {
   const ids = new Set(histories.map((h) => h.id));
-  const path = resolve(config.supervision);
-  const items = readJsonl(path, QAItemSchema).filter((q) => ids.has(q.history));
-  const cut = (xs: QAItem[]) => (config.limit ? xs.slice(0, config.limit) : xs);
+  const items = readJsonl(resolve(supervision), QAItemSchema).filter((q) => ids.has(q.history));
+  const cut = (xs: QAItem[]) => (options.limit ? xs.slice(0, options.limit) : xs);
   const train = cut(items.filter((q) => q.split === 'train'));
   const val = cut(items.filter((q) => q.split === 'val'));
   if (train.length === 0 || val.length === 0) {
     throw new InputError(
       'E_NO_SPLIT',
-      `${config.supervision}: needs items with split "train" and "val" about the loaded histories (found ${train.length} train, ${val.length} val); generate them with memsteer generate`,
-      { file: config.supervision },
+      `${supervision}: needs items with split "train" and "val" about the loaded histories (found ${train.length} train, ${val.length} val); generate them with memsteer generate`,
+      { file: supervision },
     );
   }
-  const keep = new Set(config.testCategories);
+  const keep = new Set(options.testCategories);
   const test = histories.flatMap((h) => h.qa).filter((q) => keep.size === 0 || (q.category !== undefined && keep.has(q.category)));
   return { train, val, test };
 }

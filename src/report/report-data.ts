@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { z } from 'zod';
 import type { Archive } from '../archive/archive.ts';
-import type { ProgramRecord } from '../archive/schemas.ts';
+import { OFFICIAL_TRACES_DIR, type ProgramRecord } from '../archive/schemas.ts';
 import { diffSources } from '../design/diff.ts';
 import { FAILURE_CATEGORIES } from '../diagnose/diagnosis.ts';
 import { readTestScores, type TestScores } from '../export/test-scores.ts';
@@ -17,7 +17,7 @@ import { ReportDataSchema, type CostRow, type Metrics, type ProgramNode, type Re
  * the only source of official scores per category. Without them the report shows the aggregate official-test scores
  * the optimizer records as a note event. The optimizer's validation traces are `traces/<id>.jsonl`.
  */
-export const OFFICIAL_TRACES_DIR = 'official';
+export { OFFICIAL_TRACES_DIR };
 
 /** Stacking order of the failure chart: upstream failures at the bottom, passes on top. */
 export const REPORT_CATEGORIES = [...FAILURE_CATEGORIES, 'pass'] as const;
