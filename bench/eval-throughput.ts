@@ -17,12 +17,19 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { MemoryDesign, SourceRecord } from '../sandbox/contract.ts';
 import { compileDesign } from '../src/design/compile.ts';
-import { directSandboxFactory } from '../src/evaluate/direct-sandbox.ts';
+import { directSandboxFactory } from '../src/isolate/direct-sandbox.ts';
 import { evalAnswererFrom, evalScorerFrom, summarizeTraces } from '../src/evaluate/eval-adapters.ts';
 import { runGroup } from '../src/evaluate/eval-group.ts';
-import { createEvalPool, evaluateProgram, type EvalAnswerer, type EvalPool, type EvalScorer, type GroupRunner } from '../src/evaluate/evaluate.ts';
-import { createHostTools } from '../src/evaluate/host-tools/host-tools.ts';
-import type { CompiledProgram } from '../src/evaluate/sandbox-api.ts';
+import {
+  createEvalPool,
+  evaluateProgram,
+  type EvalAnswerer,
+  type EvalPool,
+  type EvalScorer,
+  type GroupRunner,
+} from '../src/evaluate/evaluate.ts';
+import { createHostTools } from '../src/isolate/host-tools/host-tools.ts';
+import type { CompiledProgram } from '../src/isolate/sandbox-api.ts';
 import { loadHistories } from '../src/history/load.ts';
 import type { History, QAItem } from '../src/history/record.ts';
 
@@ -57,7 +64,8 @@ const warmQuestions: QAItem[] = ['What is the puppy called?', 'What bike was bou
 
 const noAnswer: EvalAnswerer = { id: 'none', answer: async () => ({ answer: '' }) };
 const noScore: EvalScorer = () => ({ correct: false, correctBy: 'exact', f1: 0, recallAt: {}, contextRecall: 0 });
-const inProcess: GroupRunner = (task, _program, records) => runGroup(task, program, records, directSandboxFactory(design, createHostTools), {});
+const inProcess: GroupRunner = (task, _program, records) =>
+  runGroup(task, program, records, directSandboxFactory(design, createHostTools), {});
 
 async function measure(mode: 'pool' | 'in-process', full: boolean, pool: EvalPool): Promise<{ qps: number; ms: number; r10: number }> {
   const scorer = evalScorerFrom(null);
@@ -91,18 +99,35 @@ try {
       const p = got.pool!;
       const d = got['in-process']!;
       if (Math.abs(p.r10 - d.r10) > 1e-9) throw new Error(`pool and in-process disagree: R@10 ${p.r10} vs ${d.r10}`);
-      rows.push({ round, stages: full ? 'full (answer+score)' : 'design stages only', pool: p.qps, inProcess: d.qps, ratio: p.qps / d.qps });
+      rows.push({
+        round,
+        stages: full ? 'full (answer+score)' : 'design stages only',
+        pool: p.qps,
+        inProcess: d.qps,
+        ratio: p.qps / d.qps,
+      });
     }
   }
 } finally {
   await pool.close();
 }
 
-console.log(`design ${DESIGN}\nhistory ${HISTORY}: ${histories.length} histories, ${questions.length} questions (categories 1-4), budget ${BUDGET.tokens}`);
+console.log(
+  `design ${DESIGN}\nhistory ${HISTORY}: ${histories.length} histories, ${questions.length} questions (categories 1-4), budget ${BUDGET.tokens}`,
+);
 console.log(`pool: ${JOBS} child processes; in-process: this process, no isolate; machine parallelism ${availableParallelism()}`);
-console.table(rows.map((r) => ({ ...r, pool: `${r.pool.toFixed(0)} q/s`, inProcess: `${r.inProcess.toFixed(0)} q/s`, ratio: `${r.ratio.toFixed(2)}x` })));
+console.table(
+  rows.map((r) => ({
+    ...r,
+    pool: `${r.pool.toFixed(0)} q/s`,
+    inProcess: `${r.inProcess.toFixed(0)} q/s`,
+    ratio: `${r.ratio.toFixed(2)}x`,
+  })),
+);
 for (const stages of ['design stages only', 'full (answer+score)']) {
   const rs = rows.filter((r) => r.stages === stages);
   const best = (k: 'pool' | 'inProcess') => Math.max(...rs.map((r) => r[k]));
-  console.log(`${stages}: best pool ${best('pool').toFixed(0)} q/s vs best in-process ${best('inProcess').toFixed(0)} q/s → ${(best('pool') / best('inProcess')).toFixed(2)}x`);
+  console.log(
+    `${stages}: best pool ${best('pool').toFixed(0)} q/s vs best in-process ${best('inProcess').toFixed(0)} q/s → ${(best('pool') / best('inProcess')).toFixed(2)}x`,
+  );
 }

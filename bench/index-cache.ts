@@ -14,7 +14,7 @@ import { resolve } from 'node:path';
 import { compileDesign } from '../src/design/compile.ts';
 import { evalScorerFrom, summarizeTraces } from '../src/evaluate/eval-adapters.ts';
 import { createEvalPool, evaluateProgram, type EvalAnswerer } from '../src/evaluate/evaluate.ts';
-import { bm25CacheStats, clearBm25Cache, createHostTools } from '../src/evaluate/host-tools/host-tools.ts';
+import { bm25CacheStats, clearBm25Cache, createHostTools } from '../src/isolate/host-tools/host-tools.ts';
 import { loadHistories } from '../src/history/load.ts';
 
 const args = process.argv.slice(2);

@@ -8,15 +8,30 @@
  * Reads the raw LoCoMo JSON itself so the number does not depend on the loader.
  */
 import { readFileSync } from 'node:fs';
-import { answersMatch } from '../src/evaluate/answer-match.ts';
-import { extractiveAnswer } from '../src/evaluate/extractive-reader.ts';
-import { locomoScore } from '../src/evaluate/locomo-f1.ts';
-import { tokenF1 } from '../src/evaluate/metrics.ts';
-import { findDates, formatDate } from '../src/evaluate/date-parse.ts';
+import { answersMatch } from '../src/scoring/answer-match.ts';
+import { extractiveAnswer } from '../src/scoring/extractive-reader.ts';
+import { locomoScore } from '../src/scoring/locomo-f1.ts';
+import { tokenF1 } from '../src/scoring/metrics.ts';
+import { findDates, formatDate } from '../src/text/date-parse.ts';
 
-interface Turn { speaker: string; dia_id: string; text: string; blip_caption?: string }
-interface Qa { question: string; answer?: string | number; adversarial_answer?: string; evidence: string[]; category: number }
-interface Sample { sample_id: string; conversation: Record<string, unknown>; qa: Qa[] }
+interface Turn {
+  speaker: string;
+  dia_id: string;
+  text: string;
+  blip_caption?: string;
+}
+interface Qa {
+  question: string;
+  answer?: string | number;
+  adversarial_answer?: string;
+  evidence: string[];
+  category: number;
+}
+interface Sample {
+  sample_id: string;
+  conversation: Record<string, unknown>;
+  qa: Qa[];
+}
 
 const args = process.argv.slice(2);
 const file = args.find((a) => !a.startsWith('--') && !/^[\d.]+$/.test(a)) ?? '/work/shared/data/locomo/locomo10.json';
@@ -66,7 +81,10 @@ for (const sample of data) {
   }
   for (const qa of sample.qa) {
     if (onlyCat !== undefined && qa.category !== onlyCat) continue;
-    const ids = qa.evidence.flatMap((e) => e.split(/[;\s]+/)).map((e) => e.trim()).filter(Boolean);
+    const ids = qa.evidence
+      .flatMap((e) => e.split(/[;\s]+/))
+      .map((e) => e.trim())
+      .filter(Boolean);
     const lines = [...new Set(ids)].map((id) => turns.get(id)).filter((x): x is string => !!x);
     const context = lines.join('\n');
     const gold = qa.category === 5 ? 'Not mentioned' : String(qa.answer ?? '');
@@ -80,7 +98,10 @@ for (const sample of data) {
     acc.f1 += f1;
     acc.correct += correct ? 1 : 0;
     byCat.set(qa.category, acc);
-    if (shown.length < show && byCat.get(qa.category)!.n % 7 === 0) shown.push(`[${qa.category}] ${qa.question}\n   gold: ${gold}\n   read: ${answer}   (LoCoMo F1 ${locomo.toFixed(2)})\n   ctx: ${context.slice(0, 300).replace(/\n/g, ' | ')}`);
+    if (shown.length < show && byCat.get(qa.category)!.n % 7 === 0)
+      shown.push(
+        `[${qa.category}] ${qa.question}\n   gold: ${gold}\n   read: ${answer}   (LoCoMo F1 ${locomo.toFixed(2)})\n   ctx: ${context.slice(0, 300).replace(/\n/g, ' | ')}`,
+      );
   }
 }
 
@@ -97,5 +118,8 @@ for (const cat of [...byCat.keys()].sort()) {
     total.correct += a.correct;
   }
 }
-if (total.n) rows.push(`1-4       ${String(total.n).padEnd(5)} ${fmt(total.locomo / total.n)}      ${fmt(total.f1 / total.n)}     ${fmt(total.correct / total.n)}`);
+if (total.n)
+  rows.push(
+    `1-4       ${String(total.n).padEnd(5)} ${fmt(total.locomo / total.n)}      ${fmt(total.f1 / total.n)}     ${fmt(total.correct / total.n)}`,
+  );
 process.stdout.write(`${shown.join('\n')}\n${rows.join('\n')}\n`);

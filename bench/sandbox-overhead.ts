@@ -7,11 +7,11 @@ import { readFileSync, readdirSync } from 'node:fs';
 import type { SourceRecord, Tools, MemoryDesign, Memory } from '../sandbox/contract.ts';
 import { compileDesign } from '../src/design/compile.ts';
 import { warmTypeChecker } from '../src/design/type-check.ts';
-import { buildBm25Index, buildPlainBm25Index, getBm25Index } from '../src/evaluate/host-tools/bm25-index.ts';
-import { createHostTools, clearBm25Cache } from '../src/evaluate/host-tools/host-tools.ts';
-import { fitToBudget } from '../src/evaluate/host-tools/text-budget.ts';
-import { createSandbox } from '../src/evaluate/sandbox-runner.ts';
-import type { HostTools } from '../src/evaluate/sandbox-api.ts';
+import { buildBm25Index, buildPlainBm25Index, getBm25Index } from '../src/isolate/host-tools/bm25-index.ts';
+import { createHostTools, clearBm25Cache } from '../src/isolate/host-tools/host-tools.ts';
+import { fitToBudget } from '../src/isolate/host-tools/text-budget.ts';
+import { createSandbox } from '../src/isolate/sandbox-runner.ts';
+import type { HostTools } from '../src/isolate/sandbox-api.ts';
 
 const out = (line: string): void => {
   process.stdout.write(`${line}\n`);
@@ -22,7 +22,11 @@ const time = <T>(f: () => T): [T, number] => {
   return [r, performance.now() - t];
 };
 
-interface LocomoTurn { speaker: string; dia_id: string; text: string }
+interface LocomoTurn {
+  speaker: string;
+  dia_id: string;
+  text: string;
+}
 const locomo = JSON.parse(readFileSync('/work/shared/data/locomo/locomo10.json', 'utf8')) as Array<{
   conversation: Record<string, unknown>;
   qa: Array<{ question: string }>;
@@ -31,7 +35,8 @@ const recordsOf = (i: number): SourceRecord[] => {
   const c = locomo[i]!.conversation;
   const out: SourceRecord[] = [];
   for (const key of Object.keys(c).filter((k) => /^session_\d+$/.test(k))) {
-    for (const t of c[key] as LocomoTurn[]) out.push({ id: `${i}:${t.dia_id}`, kind: 'turn', text: t.text, speaker: t.speaker, thread: key });
+    for (const t of c[key] as LocomoTurn[])
+      out.push({ id: `${i}:${t.dia_id}`, kind: 'turn', text: t.text, speaker: t.speaker, thread: key });
   }
   return out;
 };
@@ -42,16 +47,23 @@ const all = locomo.flatMap((_, i) => recordsOf(i));
 out(`type checker warm-up (ts-morph Project + lib): ${warmTypeChecker().toFixed(0)} ms`);
 const designs = [
   ['good/tiny-bm25', readFileSync('test/fixtures/designs/good/tiny-bm25.ts', 'utf8')],
-  ...readdirSync('seeds').filter((f) => f.endsWith('.ts')).map((f) => [`seeds/${f}`, readFileSync(`seeds/${f}`, 'utf8')]),
+  ...readdirSync('seeds')
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => [`seeds/${f}`, readFileSync(`seeds/${f}`, 'utf8')]),
 ] as Array<[string, string]>;
 for (const [name, src] of designs) {
   const r = await compileDesign(src, { fileName: name });
   const again = await compileDesign(src, { fileName: name });
-  out(`compile ${name}: ${r.ms.toFixed(1)} ms (${r.ok ? 'ok' : `${r.diagnostics.length} diagnostics: ${r.diagnostics[0]?.message}`}), cached ${again.ms.toFixed(2)} ms`);
+  out(
+    `compile ${name}: ${r.ms.toFixed(1)} ms (${r.ok ? 'ok' : `${r.diagnostics.length} diagnostics: ${r.diagnostics[0]?.message}`}), cached ${again.ms.toFixed(2)} ms`,
+  );
 }
 
 // ── bm25 builds ──
-for (const [label, recs] of [['conv0', conv0], ['all 10 convs', all]] as const) {
+for (const [label, recs] of [
+  ['conv0', conv0],
+  ['all 10 convs', all],
+] as const) {
   const docs = recs.map((r) => ({ id: r.id, text: r.text }));
   clearBm25Cache();
   const [, wink] = time(() => buildBm25Index(docs));
@@ -61,7 +73,9 @@ for (const [label, recs] of [['conv0', conv0], ['all 10 convs', all]] as const) 
   const index = buildBm25Index(docs);
   const qs = locomo[0]!.qa.map((q) => q.question);
   const [, searchAll] = time(() => qs.forEach((q) => index.search(q, 10)));
-  out(`bm25 ${label} (${docs.length} docs): wink build ${wink.toFixed(0)} ms, plain TS build ${plain.toFixed(0)} ms, cache miss ${miss.toFixed(0)} ms, cache hit (hash) ${hit.toFixed(1)} ms, wink search ${(searchAll * 1000 / qs.length).toFixed(0)} µs/query`);
+  out(
+    `bm25 ${label} (${docs.length} docs): wink build ${wink.toFixed(0)} ms, plain TS build ${plain.toFixed(0)} ms, cache miss ${miss.toFixed(0)} ms, cache hit (hash) ${hit.toFixed(1)} ms, wink search ${((searchAll * 1000) / qs.length).toFixed(0)} µs/query`,
+  );
 }
 
 // ── isolate creation and the per-question path ──
@@ -79,7 +93,12 @@ out(`createSandbox (isolate + context + prelude + design): median ${creates[10]!
 
 function inProcessTools(host: HostTools): Tools {
   return {
-    bm25: { index: (docs, o) => { const r = host.bm25Index(docs, o); return { size: r.size, search: (q, k = 10) => host.bm25Search(r.handle, q, k) }; } },
+    bm25: {
+      index: (docs, o) => {
+        const r = host.bm25Index(docs, o);
+        return { size: r.size, search: (q, k = 10) => host.bm25Search(r.handle, q, k) };
+      },
+    },
     text: { tokenize: host.tokenize, stem: host.stem, isStopword: host.isStopword, terms: host.terms },
     embed: { dim: host.embedDim, model: host.embedModel, embed: host.embed },
     llm: { available: false, complete: (m, o) => host.llm(m, o) },
@@ -98,7 +117,9 @@ if (!created.ok) throw new Error(created.failure.message);
 const sb = created.sandbox;
 const [stored, sandboxStoreMs] = [await sb.store(conv0), 0];
 if (!stored.ok) throw new Error(stored.failure.message);
-out(`sandbox store of ${conv0.length} records (copy in, design, bm25 index cache ${stored.bm25CacheHits ? 'hit' : 'miss'}): ${stored.ms.toFixed(1)} ms`);
+out(
+  `sandbox store of ${conv0.length} records (copy in, design, bm25 index cache ${stored.bm25CacheHits ? 'hit' : 'miss'}): ${stored.ms.toFixed(1)} ms`,
+);
 void sandboxStoreMs;
 const host = createHostTools();
 const tools = inProcessTools(host);
@@ -146,5 +167,7 @@ const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floo
 out(`CPU time per question (retrieve + context over ${conv0.length} units, ${questions.length} questions × ${ROUNDS} rounds):`);
 out(`  sandbox    best ${best(sandboxUs).toFixed(1)} µs, median ${median(sandboxUs).toFixed(1)} µs`);
 out(`  in-process best ${best(inProcessUs).toFixed(1)} µs, median ${median(inProcessUs).toFixed(1)} µs`);
-out(`  sandboxed/in-process questions/s: best ${(best(inProcessUs) / best(sandboxUs)).toFixed(2)}×, median ${(median(inProcessUs) / median(sandboxUs)).toFixed(2)}×`);
+out(
+  `  sandboxed/in-process questions/s: best ${(best(inProcessUs) / best(sandboxUs)).toFixed(2)}×, median ${(median(inProcessUs) / median(sandboxUs)).toFixed(2)}×`,
+);
 sb.dispose();

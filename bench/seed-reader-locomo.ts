@@ -8,13 +8,13 @@
  */
 import type { MemoryDesign } from '../sandbox/contract.ts';
 import { loadLocomo } from '../src/history/loaders/locomo.ts';
-import { createAnswerer } from '../src/evaluate/answerer.ts';
-import { toolsFromHost } from '../src/evaluate/direct-sandbox.ts';
-import { createHostTools } from '../src/evaluate/host-tools/host-tools.ts';
-import { createJudge } from '../src/evaluate/judge.ts';
-import { scoreQuestion } from '../src/evaluate/score.ts';
-import { summarize } from '../src/evaluate/summary.ts';
-import type { QuestionTrace } from '../src/evaluate/trace.ts';
+import { createAnswerer } from '../src/scoring/answerer.ts';
+import { toolsFromHost } from '../src/isolate/direct-sandbox.ts';
+import { createHostTools } from '../src/isolate/host-tools/host-tools.ts';
+import { createJudge } from '../src/scoring/judge.ts';
+import { scoreQuestion } from '../src/scoring/score.ts';
+import { summarize } from '../src/scoring/summary.ts';
+import type { QuestionTrace } from '../src/scoring/trace.ts';
 import { countTokens } from '../src/text/text.ts';
 
 const seed = process.argv[2] ?? 'base-bm25';
@@ -37,13 +37,29 @@ for (const h of histories) {
     const { answer } = await answerer.answer({ question: item.question, context: ctx.text, answerType: item.answerType });
     const scores = await scoreQuestion(item, { rankedRecords, deliveredRecords, answer }, { ks: [1, 5, 10], judge });
     traces.push({
-      question: item.id, history: h.id, ...(item.category ? { category: item.category } : {}),
-      ranked: [], rankedRecords, delivered: ctx.units, deliveredRecords, contextTokens: countTokens(ctx.text), contextText: '',
-      answer, reference: item.answer, scores, timeMs: { store: 0, retrieve: 0, context: 0, answer: 0 }, toolCalls: {},
+      question: item.id,
+      history: h.id,
+      ...(item.category ? { category: item.category } : {}),
+      ranked: [],
+      rankedRecords,
+      delivered: ctx.units,
+      deliveredRecords,
+      contextTokens: countTokens(ctx.text),
+      contextText: '',
+      answer,
+      reference: item.answer,
+      scores,
+      timeMs: { store: 0, retrieve: 0, context: 0, answer: 0 },
+      toolCalls: {},
     });
   }
 }
 const s = summarize(traces);
 const f = (x: number | null | undefined) => (x === null || x === undefined ? '-' : x.toFixed(3));
-process.stdout.write(`${seed} budget ${budget}: n ${s.n} accuracy ${f(s.accuracy)} F1 ${f(s.f1)} LoCoMo-F1 1-4 ${f(s.locomo?.categories1to4)} R@1/5/10 ${f(s.recallAt['1'])}/${f(s.recallAt['5'])}/${f(s.recallAt['10'])} ctxRecall ${f(s.contextRecall)}\n`);
-for (const [c, b] of Object.entries(s.perCategory)) process.stdout.write(`  cat ${c}: n ${b.n} acc ${f(b.accuracy)} LoCoMo-F1 ${f(b.locomoF1)} R@10 ${f(b.recallAt['10'])} ctxRecall ${f(b.contextRecall)}\n`);
+process.stdout.write(
+  `${seed} budget ${budget}: n ${s.n} accuracy ${f(s.accuracy)} F1 ${f(s.f1)} LoCoMo-F1 1-4 ${f(s.locomo?.categories1to4)} R@1/5/10 ${f(s.recallAt['1'])}/${f(s.recallAt['5'])}/${f(s.recallAt['10'])} ctxRecall ${f(s.contextRecall)}\n`,
+);
+for (const [c, b] of Object.entries(s.perCategory))
+  process.stdout.write(
+    `  cat ${c}: n ${b.n} acc ${f(b.accuracy)} LoCoMo-F1 ${f(b.locomoF1)} R@10 ${f(b.recallAt['10'])} ctxRecall ${f(b.contextRecall)}\n`,
+  );

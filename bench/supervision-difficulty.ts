@@ -9,7 +9,7 @@
  */
 import type { QAItem } from '../src/history/record.ts';
 import { loadHistoriesSync } from '../src/history/load.ts';
-import { buildBm25Index } from '../src/evaluate/host-tools/bm25-index.ts';
+import { buildBm25Index } from '../src/isolate/host-tools/bm25-index.ts';
 import { generateSupervision } from '../src/supervision/generate.ts';
 
 const args = process.argv.slice(2);
@@ -24,9 +24,17 @@ const n = flag('--n', 400);
 const samples = flag('--samples', 0);
 const sources = args.length
   ? args
-  : ['locomo:../shared/data/locomo/locomo10.json#conv-26', 'locomo:../shared/data/locomo/locomo10.json#conv-41', 'rhelm:../shared/data/rhelm#Elena_Morales'];
+  : [
+      'locomo:../shared/data/locomo/locomo10.json#conv-26',
+      'locomo:../shared/data/locomo/locomo10.json#conv-41',
+      'rhelm:../shared/data/rhelm#Elena_Morales',
+    ];
 
-function recallAt(items: readonly QAItem[], search: (q: string) => string[], key: (it: QAItem) => string = (it) => String(it.category ?? 'unknown')): Map<string, { n: number; r: number }> {
+function recallAt(
+  items: readonly QAItem[],
+  search: (q: string) => string[],
+  key: (it: QAItem) => string = (it) => String(it.category ?? 'unknown'),
+): Map<string, { n: number; r: number }> {
   const out = new Map<string, { n: number; r: number }>();
   for (const it of items) {
     const gold = [...new Set(it.evidence.map((e) => e.record))];
@@ -69,7 +77,8 @@ for (const source of sources) {
       }
       for (const [k, list] of byTemplate) {
         console.log(`  -- ${k}`);
-        for (const it of list.slice(0, samples)) console.log(`     ${it.question}  => ${it.answer}  [${it.evidence.map((e) => e.record).join(', ')}]`);
+        for (const it of list.slice(0, samples))
+          console.log(`     ${it.question}  => ${it.answer}  [${it.evidence.map((e) => e.record).join(', ')}]`);
       }
     }
   }

@@ -37,8 +37,10 @@ export class ConfigError extends MemsteerError {
 
 /** Formats a zod issue list as one line a user can act on. */
 export function describeZodIssues(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>): string {
-  return issues
-    .slice(0, 3)
-    .map((i) => `${i.path.length ? i.path.map(String).join('.') : '(root)'}: ${i.message}`)
-    .join('; ') + (issues.length > 3 ? `; and ${issues.length - 3} more` : '');
+  return (
+    issues
+      .slice(0, 3)
+      .map((i) => `${i.path.length ? i.path.map(String).join('.') : '(root)'}: ${i.message}`)
+      .join('; ') + (issues.length > 3 ? `; and ${issues.length - 3} more` : '')
+  );
 }

@@ -63,8 +63,8 @@ export { generateSupervision, type GenerateOptions, type GenerateResult, type Ge
 
 // ── designs: compile and sandbox ──
 export { compileDesign, programHash } from './design/compile.ts';
-export { createSandbox } from './evaluate/sandbox-runner.ts';
-export { createHostTools } from './evaluate/host-tools/host-tools.ts';
+export { createSandbox } from './isolate/sandbox-runner.ts';
+export { createHostTools } from './isolate/host-tools/host-tools.ts';
 export {
   DEFAULT_SANDBOX_LIMITS,
   type CompiledProgram,
@@ -77,7 +77,7 @@ export {
   type RemoteEmbedder,
   type Sandbox,
   type SandboxLimits,
-} from './evaluate/sandbox-api.ts';
+} from './isolate/sandbox-api.ts';
 
 // ── evaluation ──
 export {
@@ -92,14 +92,29 @@ export {
   type EvaluationStats,
 } from './evaluate/evaluate.ts';
 export { evalAnswererFrom, evalScorerFrom, summarizeTraces } from './evaluate/eval-adapters.ts';
-export { summarize, type EvalSummary } from './evaluate/summary.ts';
-export type { QuestionTrace, QuestionScores, StageFailure, FailureKind } from './evaluate/trace.ts';
+export { summarize, type EvalSummary } from './scoring/summary.ts';
+export type { QuestionTrace, QuestionScores, StageFailure, FailureKind } from './scoring/trace.ts';
 
 // ── optimization and its archive ──
-export { runOptimize, OptimizeConfigSchema, type OptimizeConfig, type OptimizeConfigInput, type OptimizeOptions, type OptimizeReport } from './optimize/run-optimize.ts';
+export {
+  runOptimize,
+  OptimizeConfigSchema,
+  type OptimizeConfig,
+  type OptimizeConfigInput,
+  type OptimizeOptions,
+  type OptimizeReport,
+} from './optimize/run-optimize.ts';
 export { runCompare, type CompareReport } from './optimize/compare.ts';
-export { runBench, BenchConfigSchema, type BenchReport, type BenchConfig } from './bench/index.ts';
-export { openArchive, createArchive, type Archive, type ProgramRecord, type Manifest, type Scores, type SearchState } from './archive/index.ts';
+export { runBench, BenchConfigSchema, type BenchReport, type BenchConfig } from './experiments/index.ts';
+export {
+  openArchive,
+  createArchive,
+  type Archive,
+  type ProgramRecord,
+  type Manifest,
+  type Scores,
+  type SearchState,
+} from './archive/index.ts';
 
 // ── export of a winning design ──
 export { exportDesign, type ExportOptions, type ExportResult } from './export/export-design.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NOT_MENTIONED, extractiveAnswer } from '../src/evaluate/extractive-reader.ts';
+import { NOT_MENTIONED, extractiveAnswer } from '../src/scoring/extractive-reader.ts';
 
 const chat = [
   '[8 May 2023 13:56] Caroline: I went to a LGBTQ support group yesterday and it was so powerful.',
@@ -18,11 +18,11 @@ describe('extractive reader', () => {
     expect(extractiveAnswer('In which year did Caroline move from Sweden?', chat).answer).toBe('2019');
   });
   it('answers "how many/how old" with a number (and unit when asked how long/old)', () => {
-    expect(extractiveAnswer('How old is Caroline\'s guinea pig Oscar?', chat).answer).toBe('3 years');
+    expect(extractiveAnswer("How old is Caroline's guinea pig Oscar?", chat).answer).toBe('3 years');
     expect(extractiveAnswer('How many times did Melanie read to the kids this week?', chat).answer).toBe('twice');
   });
   it('answers "who" and "where" with capitalised names and places', () => {
-    expect(extractiveAnswer('Who is Caroline\'s guinea pig?', chat).answer).toBe('Oscar');
+    expect(extractiveAnswer("Who is Caroline's guinea pig?", chat).answer).toBe('Oscar');
     // A capitalised name after "in" beats one without (Oscar) even in a less central sentence.
     const pet = '[9 June 2023 10:00] Caroline: My guinea pig Oscar is 3 years old. I adopted him in Boston.';
     expect(extractiveAnswer('Where did Caroline adopt her guinea pig?', pet).answer).toBe('Boston');
@@ -45,7 +45,7 @@ describe('extractive reader', () => {
     expect(extractiveAnswer('What instrument does Melanie play in the orchestra?', chat)).toEqual({ answer: NOT_MENTIONED, confidence: 0 });
     expect(extractiveAnswer('What is the weather?', '').answer).toBe(NOT_MENTIONED);
   });
-  it('declines a question that pins a speaker\'s event on the other speaker', () => {
+  it("declines a question that pins a speaker's event on the other speaker", () => {
     // Melanie ran the race; the question says Caroline did (LoCoMo's adversarial pattern).
     const ctx = '[25 May 2023 13:14] Melanie: I ran a charity race for mental health last Saturday.';
     expect(extractiveAnswer('What did Caroline run a charity race for?', ctx).answer).toBe(NOT_MENTIONED);

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { cleanAnswer, createAnswerer, toEvalAnswerer } from '../src/evaluate/answerer.ts';
-import { createJudge, JudgeReplySchema } from '../src/evaluate/judge.ts';
-import { parsePromptFile, loadPrompt, renderTemplate } from '../src/evaluate/prompt-file.ts';
+import { cleanAnswer, createAnswerer, toEvalAnswerer } from '../src/scoring/answerer.ts';
+import { createJudge, JudgeReplySchema } from '../src/scoring/judge.ts';
+import { parsePromptFile, loadPrompt, renderTemplate } from '../src/scoring/prompt-file.ts';
 import { createLlmClient, loadLlmConfig } from '../src/llm/index.ts';
 import type { CompletionRequest, CompletionResult, LlmClient, LlmRole, StructuredRequest, StructuredResult } from '../src/llm/types.ts';
 import { startOpenAiTestServer, type OpenAiTestServer } from './helpers/openai-test-server.ts';
@@ -19,7 +19,12 @@ class FakeClient implements LlmClient {
   }
   async complete(req: CompletionRequest): Promise<CompletionResult> {
     this.requests.push(req);
-    return { text: this.reply(req), usage: { promptTokens: 100, completionTokens: 5, cachedTokens: 0 }, cached: false, model: 'fake-model' };
+    return {
+      text: this.reply(req),
+      usage: { promptTokens: 100, completionTokens: 5, cachedTokens: 0 },
+      cached: false,
+      model: 'fake-model',
+    };
   }
   async structured<T>(req: StructuredRequest<T>): Promise<StructuredResult<T>> {
     this.requests.push(req);
@@ -65,10 +70,13 @@ describe('answerer', () => {
     expect(req.messages[1]!.content).toContain('Answer with a date.');
     expect(req.messages[1]!.content).toContain('Question: When did Caroline go?');
   });
-  it('adapts to the evaluation loop\'s EvalAnswerer', async () => {
+  it("adapts to the evaluation loop's EvalAnswerer", async () => {
     const client = new FakeClient(['answerer'], () => 'Sweden');
     const e = toEvalAnswerer(createAnswerer({ client, model: 'm' }));
-    const r = await e.answer({ id: 'q', history: 'h', question: 'Where from?', answer: 'Sweden', answerType: 'text', evidence: [] }, context);
+    const r = await e.answer(
+      { id: 'q', history: 'h', question: 'Where from?', answer: 'Sweden', answerType: 'text', evidence: [] },
+      context,
+    );
     expect(r).toEqual({ answer: 'Sweden', promptTokens: 100, completionTokens: 5 });
   });
   it('cleans model decorations off answers', () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createArchive, openArchive, sha256, type Archive, type ProgramRecord, type SearchState } from '../src/archive/index.ts';
-import { createRng, deriveSeed } from '../src/optimize/rng.ts';
+import { createRng, deriveSeed } from '../src/util/rng.ts';
 import { softmaxSelector, strictlyBetter } from '../src/optimize/strategies/index.ts';
 
 /**
@@ -41,7 +41,21 @@ function runLoop(dir: string, o: RunOptions): Archive {
   };
   const archive = existsSync(join(dir, 'manifest.json'))
     ? openArchive(dir, { now })
-    : write(() => createArchive(dir, { config: {}, seeds: [{ path: 'seed.ts', sha256: sha256(SEED_SOURCE) }], models: {}, promptVersions: {}, rngSeed: o.seed, versions: { memsteer: 't', node: 't', packages: {} }, gitCommit: null }, { now }));
+    : write(() =>
+        createArchive(
+          dir,
+          {
+            config: {},
+            seeds: [{ path: 'seed.ts', sha256: sha256(SEED_SOURCE) }],
+            models: {},
+            promptVersions: {},
+            rngSeed: o.seed,
+            versions: { memsteer: 't', node: 't', packages: {} },
+            gitCommit: null,
+          },
+          { now },
+        ),
+      );
   const select = softmaxSelector(0.05);
   const accept = strictlyBetter();
 
@@ -49,7 +63,11 @@ function runLoop(dir: string, o: RunOptions): Archive {
     if (p.status === 'proposed') {
       o.counters.evaluations++;
       const r = fakeEvaluate(archive.source(p.id));
-      p = write(() => archive.recordEvaluation(p.id, { scores: { objective: 'evidence', value: r.value, n: QUESTIONS.length, perQuestion: r.perQuestion, metrics: {} } }));
+      p = write(() =>
+        archive.recordEvaluation(p.id, {
+          scores: { objective: 'evidence', value: r.value, n: QUESTIONS.length, perQuestion: r.perQuestion, metrics: {} },
+        }),
+      );
     }
     if (p.status === 'evaluated') {
       const current = archive.loadState().current;
@@ -57,7 +75,11 @@ function runLoop(dir: string, o: RunOptions): Archive {
         write(() => archive.recordDecision(p.id, { accepted: true, reason: 'seed baseline', against: null }));
         return;
       }
-      const d = accept.decide({ id: p.id, score: p.scores!.value }, { id: current.id, score: current.scores!.value }, createRng(deriveSeed(o.seed, 'accept', p.iteration)));
+      const d = accept.decide(
+        { id: p.id, score: p.scores!.value },
+        { id: current.id, score: current.scores!.value },
+        createRng(deriveSeed(o.seed, 'accept', p.iteration)),
+      );
       write(() => archive.recordDecision(p.id, { accepted: d.accept, reason: d.reason, against: current.id, delta: d.delta }));
     }
   };
@@ -72,14 +94,28 @@ function runLoop(dir: string, o: RunOptions): Archive {
     const draw = createRng(deriveSeed(o.seed, 'propose', it));
     const k = 1 + draw.int(50);
     if (draw.next() < 0.25) {
-      write(() => archive.addProgram({ iteration: it, parent, edits: [{ op: 'set-constant', name: 'K', value: 'x' }], failure: { stage: 'apply', code: 'E_EDIT_LITERAL_KIND', message: 'K is a number' } }));
+      write(() =>
+        archive.addProgram({
+          iteration: it,
+          parent,
+          edits: [{ op: 'set-constant', name: 'K', value: 'x' }],
+          failure: { stage: 'apply', code: 'E_EDIT_LITERAL_KIND', message: 'K is a number' },
+        }),
+      );
     } else {
       const source = `${archive.source(parent)}// iteration ${it}: K=${k}\n`;
       const p = write(() => archive.addProgram({ iteration: it, parent, source, edits: [{ op: 'set-constant', name: 'K', value: k }] }));
       settle(p);
     }
     const s = archive.loadState();
-    write(() => archive.appendEvent({ type: 'iteration-finished', iteration: it, best: s.best?.id ?? null, bestScore: s.best?.scores?.value ?? null }));
+    write(() =>
+      archive.appendEvent({
+        type: 'iteration-finished',
+        iteration: it,
+        best: s.best?.id ?? null,
+        bestScore: s.best?.scores?.value ?? null,
+      }),
+    );
   }
   return archive;
 }

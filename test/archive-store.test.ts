@@ -25,7 +25,13 @@ const manifest: ManifestInput = {
   promptVersions: { proposer: 'v1' },
   rngSeed: 7,
 };
-const scores = (value: number, per: Record<string, number> = {}): Scores => ({ objective: 'evidence', value, n: Object.keys(per).length, perQuestion: per, metrics: { 'recall@10': value } });
+const scores = (value: number, per: Record<string, number> = {}): Scores => ({
+  objective: 'evidence',
+  value,
+  n: Object.keys(per).length,
+  perQuestion: per,
+  metrics: { 'recall@10': value },
+});
 
 describe('archive files', () => {
   it('writes the manifest with versions and the layout, and refuses to create over a run', () => {
@@ -102,13 +108,24 @@ describe('archive files', () => {
   it('enforces status transitions and known parents', () => {
     const a = createArchive(tempRun(), manifest, { now: clock });
     const seed = a.addProgram({ iteration: 0, parent: null, source: 'x' });
-    expect(() => a.recordDecision(seed.id, { accepted: true, reason: 'r', against: null })).toThrow(expect.objectContaining({ code: 'E_ARCHIVE_STATE' }));
+    expect(() => a.recordDecision(seed.id, { accepted: true, reason: 'r', against: null })).toThrow(
+      expect.objectContaining({ code: 'E_ARCHIVE_STATE' }),
+    );
     a.recordEvaluation(seed.id, { scores: scores(0.1) });
     expect(() => a.recordEvaluation(seed.id, { scores: scores(0.1) })).toThrow(/it is evaluated/);
-    expect(() => a.addProgram({ iteration: 1, parent: 'i000-000000000000', source: 'y' })).toThrow(expect.objectContaining({ code: 'E_ARCHIVE_UNKNOWN_PROGRAM' }));
-    expect(() => a.addProgram({ iteration: 1, parent: seed.id, source: 'y', edits: [{ op: 'bogus' }] })).toThrow(expect.objectContaining({ code: 'E_ARCHIVE_BAD_PROGRAM' }));
+    expect(() => a.addProgram({ iteration: 1, parent: 'i000-000000000000', source: 'y' })).toThrow(
+      expect.objectContaining({ code: 'E_ARCHIVE_UNKNOWN_PROGRAM' }),
+    );
+    expect(() => a.addProgram({ iteration: 1, parent: seed.id, source: 'y', edits: [{ op: 'bogus' }] })).toThrow(
+      expect.objectContaining({ code: 'E_ARCHIVE_BAD_PROGRAM' }),
+    );
     // A reply that was not even valid edits is recorded as such.
-    const junk = a.addProgram({ iteration: 1, parent: seed.id, edits: [{ op: 'bogus' }], failure: { stage: 'propose', message: 'not edit operations' } });
+    const junk = a.addProgram({
+      iteration: 1,
+      parent: seed.id,
+      edits: [{ op: 'bogus' }],
+      failure: { stage: 'propose', message: 'not edit operations' },
+    });
     expect(junk.status).toBe('invalid');
     const p = a.addProgram({ iteration: 2, parent: seed.id, source: 'z' });
     expect(a.recordFailure(p.id, { stage: 'evaluate', message: 'every sandbox crashed' }).status).toBe('failed');
@@ -121,7 +138,9 @@ describe('archive files', () => {
     writeFileSync(a.paths(seed.id).source, 'const A = 2;\n');
     expect(() => openArchive(dir).source(seed.id)).toThrow(expect.objectContaining({ code: 'E_ARCHIVE_CORRUPT' }));
     writeFileSync(a.paths(seed.id).record, '{"id": "broken"');
-    expect(() => openArchive(dir)).toThrow(expect.objectContaining({ code: 'E_ARCHIVE_CORRUPT', message: expect.stringContaining(`${seed.id}.json`) }));
+    expect(() => openArchive(dir)).toThrow(
+      expect.objectContaining({ code: 'E_ARCHIVE_CORRUPT', message: expect.stringContaining(`${seed.id}.json`) }),
+    );
   });
 
   it('tolerates a torn last event line, reports it, and repairs the log on the next append', () => {

@@ -37,7 +37,13 @@ async function contextsSeen(mode: FeedbackMode): Promise<ProposalContext[]> {
   const scorer = evalScorerFrom(null);
   const dir = join(run.dir, mode);
   await runSearch({
-    archive: createArchive(dir, { config: { feedback: mode }, seeds: [{ path: SEED_PATH, sha256: 'x' }], models: { proposer: 'offline-mutation' }, promptVersions: {}, rngSeed: 1 }),
+    archive: createArchive(dir, {
+      config: { feedback: mode },
+      seeds: [{ path: SEED_PATH, sha256: 'x' }],
+      models: { proposer: 'offline-mutation' },
+      promptVersions: {},
+      rngSeed: 1,
+    }),
     evaluator: createPoolEvaluator({
       histories: [run.history],
       questions: { ...run.splits, test: [] },

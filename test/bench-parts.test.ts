@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { History, QAItem } from '../src/history/record.ts';
-import { budgetSubset, hashSplit, officialSupervision } from '../src/bench/supervision-sets.ts';
-import { officialQuestions } from '../src/bench/official-eval.ts';
-import { delta, markdownTable, pct, sameDesignNote } from '../src/bench/markdown.ts';
+import { budgetSubset, hashSplit, officialSupervision } from '../src/experiments/supervision-sets.ts';
+import { officialQuestions } from '../src/experiments/official-eval.ts';
+import { delta, markdownTable, pct, sameDesignNote } from '../src/experiments/markdown.ts';
 import { benchConfigFromFlags } from '../src/cli/commands/bench.ts';
 import { generateSupervision } from '../src/supervision/generate.ts';
 import { loadHistories } from '../src/history/load.ts';
@@ -28,7 +28,11 @@ describe('bench supervision sets', () => {
   });
 
   it('officialSupervision keeps the test categories, splits every item, and drops dates only when asked', () => {
-    const h = history('p', [item('a', 'p', { category: '1', date: '2024-01-01' }), item('b', 'p', { category: '5' }), item('c', 'p', { category: '2', date: '2024-02-01' })]);
+    const h = history('p', [
+      item('a', 'p', { category: '1', date: '2024-01-01' }),
+      item('b', 'p', { category: '5' }),
+      item('c', 'p', { category: '2', date: '2024-02-01' }),
+    ]);
     const kept = officialSupervision([h], { categories: ['1', '2'], valShare: 0.5, dropDates: false });
     expect(kept.map((q) => q.id)).toEqual(['a', 'c']);
     expect(kept.map((q) => q.date)).toEqual(['2024-01-01', '2024-02-01']);
@@ -73,25 +77,66 @@ describe('bench tables', () => {
     expect(delta(0.25, 0.5)).toBe('-25.0');
     expect(delta(null, 0.5)).toBe('–');
     expect(delta(0.3, 0.30001)).toBe('+0.0');
-    const md = markdownTable({ title: 't', columns: ['method', 'R@10'], rows: [['a|b', '12.3'], ['c', '–']] });
+    const md = markdownTable({
+      title: 't',
+      columns: ['method', 'R@10'],
+      rows: [
+        ['a|b', '12.3'],
+        ['c', '–'],
+      ],
+    });
     expect(md.split('\n')).toEqual(['| method | R@10 |', '| --- | ---: |', '| a\\|b | 12.3 |', '| c | – |']);
   });
 
   it('names the rows that ended at the same design (same content hash, whatever the iteration)', () => {
-    expect(sameDesignNote('RHELM', [{ label: 'a', program: 'i004-abc' }, { label: 'b', program: 'i000-abc' }, { label: 'c', program: 'i002-def' }])).toBe(
-      'RHELM: a and b ended at the same design, so their test scores are identical.',
-    );
-    expect(sameDesignNote('X', [{ label: 'a', program: 'i1-h' }, { label: 'b', program: 'i2-h' }, { label: 'c', program: 'i3-h' }])).toBe('X: a, b and c ended at the same design, so their test scores are identical.');
-    expect(sameDesignNote('X', [{ label: 'a', program: 'i1-h' }, { label: 'b', program: 'i1-g' }])).toBeNull();
+    expect(
+      sameDesignNote('RHELM', [
+        { label: 'a', program: 'i004-abc' },
+        { label: 'b', program: 'i000-abc' },
+        { label: 'c', program: 'i002-def' },
+      ]),
+    ).toBe('RHELM: a and b ended at the same design, so their test scores are identical.');
+    expect(
+      sameDesignNote('X', [
+        { label: 'a', program: 'i1-h' },
+        { label: 'b', program: 'i2-h' },
+        { label: 'c', program: 'i3-h' },
+      ]),
+    ).toBe('X: a, b and c ended at the same design, so their test scores are identical.');
+    expect(
+      sameDesignNote('X', [
+        { label: 'a', program: 'i1-h' },
+        { label: 'b', program: 'i1-g' },
+      ]),
+    ).toBeNull();
   });
 
   it('CLI flags: datasets from --data, experiment names checked, RHELM test sample', () => {
-    const cfg = benchConfigFromFlags({ dataset: 'rhelm', data: 'data/default', iterations: '2', out: '/tmp/x', rngSeed: '1', experiments: 'main,feedback', rhelmTest: 'all' });
+    const cfg = benchConfigFromFlags({
+      dataset: 'rhelm',
+      data: 'data/default',
+      iterations: '2',
+      out: '/tmp/x',
+      rngSeed: '1',
+      experiments: 'main,feedback',
+      rhelmTest: 'all',
+    });
     expect(cfg.datasets).toEqual([{ id: 'rhelm', source: expect.stringMatching(/^rhelm:.*data\/default\/rhelm$/) }]);
     expect(cfg.experiments).toEqual(['main', 'feedback']);
     expect(cfg.rhelmTestPerPersona).toBeNull();
-    expect(() => benchConfigFromFlags({ dataset: 'rhelm', data: 'data/default', iterations: '2', out: '/tmp/x', rngSeed: '1', experiments: 'main,nope' })).toThrow(/unknown experiment "nope"/);
-    expect(() => benchConfigFromFlags({ dataset: 'locomo', data: 'data/default', iterations: '2', out: '/tmp/x', rngSeed: '1' })).toThrow(/locomo data not found/);
+    expect(() =>
+      benchConfigFromFlags({
+        dataset: 'rhelm',
+        data: 'data/default',
+        iterations: '2',
+        out: '/tmp/x',
+        rngSeed: '1',
+        experiments: 'main,nope',
+      }),
+    ).toThrow(/unknown experiment "nope"/);
+    expect(() => benchConfigFromFlags({ dataset: 'locomo', data: 'data/default', iterations: '2', out: '/tmp/x', rngSeed: '1' })).toThrow(
+      /locomo data not found/,
+    );
   });
 });
 
@@ -109,8 +154,12 @@ describe('generator without checks (supervision ablation)', () => {
     }
     expect(checked.items.every((q) => q.checks?.planChecks === 'pass')).toBe(true);
     // The checks reject candidates; without them those stages record no rejections and fewer bundles are needed.
-    const rejectedByChecks = Object.entries(checked.summary.rejections).filter(([k]) => /^(plan|question|blind):/.test(k)).reduce((n, [, c]) => n + c, 0);
-    const rejectedUnchecked = Object.entries(unchecked.summary.rejections).filter(([k]) => /^(question|blind):/.test(k)).reduce((n, [, c]) => n + c, 0);
+    const rejectedByChecks = Object.entries(checked.summary.rejections)
+      .filter(([k]) => /^(plan|question|blind):/.test(k))
+      .reduce((n, [, c]) => n + c, 0);
+    const rejectedUnchecked = Object.entries(unchecked.summary.rejections)
+      .filter(([k]) => /^(question|blind):/.test(k))
+      .reduce((n, [, c]) => n + c, 0);
     expect(rejectedByChecks).toBeGreaterThan(0);
     expect(rejectedUnchecked).toBe(0);
     expect(unchecked.summary.bundles).toBeLessThanOrEqual(checked.summary.bundles);

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runBench } from '../src/bench/run-bench.ts';
-import type { BenchEvent } from '../src/bench/context.ts';
-import { ExperimentResultSchema, type ExperimentResult } from '../src/bench/schemas.ts';
+import { runBench } from '../src/experiments/run-bench.ts';
+import type { BenchEvent } from '../src/experiments/context.ts';
+import { ExperimentResultSchema, type ExperimentResult } from '../src/experiments/schemas.ts';
 import { DEFAULT_DATA_DIR } from '../src/history/default-source.ts';
 import { main } from '../src/cli/main.ts';
 import { captureIO } from '../src/cli/io.ts';
@@ -40,10 +40,25 @@ describe('memsteer bench on the embedded default history', () => {
   it('writes valid JSON and Markdown tables for main, supervision and feedback, and reuses its work on a rerun', async () => {
     const out = tmp();
     const events: BenchEvent[] = [];
-    const config = { out, datasets: [{ id: 'rhelm' as const, source: `rhelm:${DEFAULT_DATA_DIR}` }], experiments: ['main' as const, 'supervision' as const, 'feedback' as const, 'transfer' as const], ...TINY };
+    const config = {
+      out,
+      datasets: [{ id: 'rhelm' as const, source: `rhelm:${DEFAULT_DATA_DIR}` }],
+      experiments: ['main' as const, 'supervision' as const, 'feedback' as const, 'transfer' as const],
+      ...TINY,
+    };
     const report = await runBench(config, (e) => events.push(e));
     expect(report.files.map((f) => f.slice(out.length + 1)).sort()).toEqual(
-      ['README.md', 'feedback.json', 'feedback.md', 'main.json', 'main.md', 'supervision.json', 'supervision.md', 'transfer.json', 'transfer.md'].sort(),
+      [
+        'README.md',
+        'feedback.json',
+        'feedback.md',
+        'main.json',
+        'main.md',
+        'supervision.json',
+        'supervision.md',
+        'transfer.json',
+        'transfer.md',
+      ].sort(),
     );
 
     // main: three methods on the same 15 sampled official questions.
@@ -77,7 +92,11 @@ describe('memsteer bench on the embedded default history', () => {
     // supervision: with / without checks and the 10-item budget on the same validation set.
     const sup = readResult(out, 'supervision');
     if (sup.experiment !== 'supervision') throw new Error('wrong experiment');
-    expect(sup.rows.map((r) => r.variant)).toEqual(['with checks (all training items)', 'without checks (all training items)', 'budget 10']);
+    expect(sup.rows.map((r) => r.variant)).toEqual([
+      'with checks (all training items)',
+      'without checks (all training items)',
+      'budget 10',
+    ]);
     const [checked, unchecked, budget] = sup.rows;
     expect(checked!.checks).toBe(true);
     expect(unchecked!.checks).toBe(false);
@@ -116,8 +135,12 @@ function twoPersonaRhelm(): string {
   const data = tmp();
   const root = join(data, 'rhelm');
   const src = join(DEFAULT_DATA_DIR, 'conversations', 'Elena_Morales');
-  const files = readdirSync(src).filter((f) => f.endsWith('.json')).sort();
-  const qa = readFileSync(join(DEFAULT_DATA_DIR, 'QA_final', 'low_score_qa_Elena_Morales_all_validated.jsonl'), 'utf8').split('\n').filter(Boolean);
+  const files = readdirSync(src)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
+  const qa = readFileSync(join(DEFAULT_DATA_DIR, 'QA_final', 'low_score_qa_Elena_Morales_all_validated.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean);
   mkdirSync(join(root, 'QA_final'), { recursive: true });
   const personas = { Persona_A: files.slice(0, 8), Persona_B: files.slice(8, 16) };
   for (const [persona, chosen] of Object.entries(personas)) {
@@ -133,7 +156,7 @@ function twoPersonaRhelm(): string {
       return ev.length > 0 && ev.every((e) => dates.has(e.split(':')[0]!));
     });
     expect(lines.length, `official QA answerable from ${persona}`).toBeGreaterThan(2);
-    writeFileSync(join(root, 'QA_final', `low_score_qa_${persona}_all_validated.jsonl`), lines.join('\n') + '\n');
+    writeFileSync(join(root, 'QA_final', `low_score_qa_${persona}_all_validated.jsonl`), `${lines.join('\n')}\n`);
   }
   return data;
 }
@@ -144,7 +167,25 @@ describe('memsteer bench transfer', () => {
     const out = tmp();
     const io = captureIO();
     const code = await main(
-      ['node', 'memsteer', 'bench', '--dataset', 'rhelm', '--data', data, '--experiments', 'transfer', '--iterations', '1', '--per-history', '15', '--transfer-sources', '1', '--out', out],
+      [
+        'node',
+        'memsteer',
+        'bench',
+        '--dataset',
+        'rhelm',
+        '--data',
+        data,
+        '--experiments',
+        'transfer',
+        '--iterations',
+        '1',
+        '--per-history',
+        '15',
+        '--transfer-sources',
+        '1',
+        '--out',
+        out,
+      ],
       io,
     );
     expect(io.stderr).toContain('── transfer');

@@ -27,7 +27,16 @@ describe('runCompare offline on the embedded default', () => {
 
   beforeAll(async () => {
     report = await runCompare(
-      { history: run.source, supervision: run.supervisionPath, out: join(run.dir, 'cmp'), iterations: 2, limit: 30, offline: true, testCategories: ['fact'], resamples: 500 },
+      {
+        history: run.source,
+        supervision: run.supervisionPath,
+        out: join(run.dir, 'cmp'),
+        iterations: 2,
+        limit: 30,
+        offline: true,
+        testCategories: ['fact'],
+        resamples: 500,
+      },
       { onArm: (arm, phase) => arms.push(`${arm}:${phase}`) },
     );
   }, 400_000);
@@ -74,7 +83,9 @@ describe('runCompare offline on the embedded default', () => {
     expect(d.mean).toBeLessThanOrEqual(d.upper);
     // The mean difference is the difference of the two bests' official fitness (same questions, same objective).
     expect(d.mean).toBeCloseTo(report.arms[0]!.best.test!.fitness - report.arms[1]!.best.test!.fitness, 10);
-    expect(renderDifferences(report)).toMatch(/^code − config on official QA \(test\), \d+ questions, evidence fitness: mean [+-]\d+\.\d\d pts, 95% CI \[/);
+    expect(renderDifferences(report)).toMatch(
+      /^code − config on official QA \(test\), \d+ questions, evidence fitness: mean [+-]\d+\.\d\d pts, 95% CI \[/,
+    );
     const file = join(run.dir, 'cmp', 'compare.json');
     expect(existsSync(file)).toBe(true);
     expect(CompareReportSchema.parse(JSON.parse(readFileSync(file, 'utf8')))).toEqual(report);
@@ -84,7 +95,16 @@ describe('runCompare offline on the embedded default', () => {
 describe('trajectoryOf', () => {
   const s = (fitness: number) => ({ fitness }) as SplitScores;
   it('carries the best accepted score forward, and shows the last scored attempt of an iteration', () => {
-    const t = (iteration: number, score: number | null, accepted: boolean) => ({ iteration, program: `i${iteration}`, parent: 'i0', score, accepted, status: accepted ? 'accepted' : 'rejected', proposer: 'x', rationale: '' });
+    const t = (iteration: number, score: number | null, accepted: boolean) => ({
+      iteration,
+      program: `i${iteration}`,
+      parent: 'i0',
+      score,
+      accepted,
+      status: accepted ? 'accepted' : 'rejected',
+      proposer: 'x',
+      rationale: '',
+    });
     const report = {
       seed: { id: 'i0', val: s(0.5), test: null },
       trajectory: [t(1, 0.6, true), t(2, null, false), t(2, 0.55, false), t(3, 0.7, true), t(5, 0.4, false)],

@@ -7,8 +7,7 @@ import { clearCompileCache, compileDesign, DESIGN_GLOBAL } from '../src/design/c
 
 const GOOD = readFileSync(new URL('./fixtures/designs/good/tiny-bm25.ts', import.meta.url), 'utf8');
 
-const design = (body: string, header = "import type { MemoryDesign } from '../sandbox/contract.ts';"): string =>
-  `${header}\n${body}\n`;
+const design = (body: string, header = "import type { MemoryDesign } from '../sandbox/contract.ts';"): string => `${header}\n${body}\n`;
 const MINIMAL = `const d: MemoryDesign = {
   store: (records) => ({ units: records.map((r) => ({ id: r.id, text: r.text, sources: [r.id] })) }),
   retrieve: () => [],
@@ -66,7 +65,9 @@ describe('compileDesign', () => {
   it('rejects a value import from the contract and a side-effect import', async () => {
     const value = await compileDesign(design(MINIMAL, "import { MemoryDesign } from '../sandbox/contract.ts';"));
     expect(!value.ok && value.diagnostics[0]!.code).toBe('forbidden-import');
-    const sideEffect = await compileDesign(`import '../sandbox/contract.ts';\nimport type { MemoryDesign } from '../sandbox/contract.ts';\n${MINIMAL}`);
+    const sideEffect = await compileDesign(
+      `import '../sandbox/contract.ts';\nimport type { MemoryDesign } from '../sandbox/contract.ts';\n${MINIMAL}`,
+    );
     expect(!sideEffect.ok && sideEffect.diagnostics.map((d) => d.line)).toEqual([1]);
   });
 

@@ -30,7 +30,16 @@ describe('runOptimize with space: config', () => {
   beforeAll(async () => {
     report = await runOptimize({
       out: join(run.dir, 'config'),
-      config: { history: run.source, supervision: run.supervisionPath, seed: CONFIG_SEED, space: 'config', iterations: 3, offline: true, limit: LIMIT, testCategories: ['fact'] },
+      config: {
+        history: run.source,
+        supervision: run.supervisionPath,
+        seed: CONFIG_SEED,
+        space: 'config',
+        iterations: 3,
+        offline: true,
+        limit: LIMIT,
+        testCategories: ['fact'],
+      },
     });
   }, 240_000);
 
@@ -65,7 +74,18 @@ describe('runOptimize with space: config', () => {
   it('refuses a code-search seed before writing anything', async () => {
     const out = join(run.dir, 'wrong-seed');
     await expect(
-      runOptimize({ out, config: { history: run.source, supervision: run.supervisionPath, seed: SEED_PATH, space: 'config', iterations: 1, offline: true, limit: LIMIT } }),
+      runOptimize({
+        out,
+        config: {
+          history: run.source,
+          supervision: run.supervisionPath,
+          seed: SEED_PATH,
+          space: 'config',
+          iterations: 1,
+          offline: true,
+          limit: LIMIT,
+        },
+      }),
     ).rejects.toMatchObject({ code: 'E_CONFIG_SEED' });
     expect(() => openArchive(out)).toThrow();
   });

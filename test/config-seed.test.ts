@@ -10,8 +10,8 @@ import { applyEdits } from '../src/design/apply-edits.ts';
 import { compileDesign } from '../src/design/compile.ts';
 import { evalAnswererFrom, evalScorerFrom } from '../src/evaluate/eval-adapters.ts';
 import { createEvalPool, evaluateProgram, type EvalPool } from '../src/evaluate/evaluate.ts';
-import { summarize } from '../src/evaluate/summary.ts';
-import type { QuestionTrace } from '../src/evaluate/trace.ts';
+import { summarize } from '../src/scoring/summary.ts';
+import type { QuestionTrace } from '../src/scoring/trace.ts';
 import type { QAItem } from '../src/history/record.ts';
 import { configEdits } from '../src/optimize/config-space.ts';
 import { REPO_ROOT, prepareDefaultRun, type DefaultRun } from './fixtures/optimize/default-run.ts';
@@ -113,7 +113,9 @@ describe('seeds/configurable.ts in the sandbox', () => {
   }, 180_000);
 
   it('runs session granularity with a dense retriever and the time filter', async () => {
-    const sessions = await tracesOf(configured({ UNIT_GRANULARITY: 'session', SESSION_SIZE: 20, RETRIEVER: 'embedding', TIME_FILTER: 'filter' }));
+    const sessions = await tracesOf(
+      configured({ UNIT_GRANULARITY: 'session', SESSION_SIZE: 20, RETRIEVER: 'embedding', TIME_FILTER: 'filter' }),
+    );
     expect(sessions.filter((t) => t.error)).toEqual([]);
     const ranked = await tracesOf(configured({ UNIT_GRANULARITY: 'session', SESSION_SIZE: 20 }));
     expect(ranked.filter((t) => t.error)).toEqual([]);

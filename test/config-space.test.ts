@@ -26,7 +26,7 @@ import {
 import { configMoves, createConfigMutationProposer } from '../src/optimize/proposers/config-mutation.ts';
 import { createLlmConfigProposer } from '../src/optimize/proposers/llm-config-proposer.ts';
 import type { ProposalContext } from '../src/optimize/proposers/types.ts';
-import { createRng } from '../src/optimize/rng.ts';
+import { createRng } from '../src/util/rng.ts';
 import { REPO_ROOT } from './fixtures/optimize/default-run.ts';
 
 const SEED = readFileSync(join(REPO_ROOT, 'seeds', 'configurable.ts'), 'utf8');
@@ -82,12 +82,18 @@ function diagnosisWith(counts: Partial<Record<'storage' | 'retrieval' | 'answeri
 }
 
 describe('seeds/configurable.ts and its schema', () => {
-  it('compiles, and its defaults are Base-BM25\'s settings', async () => {
+  it("compiles, and its defaults are Base-BM25's settings", async () => {
     const c = await compileDesign(SEED);
     expect(c.ok).toBe(true);
     expect(readConfig(SEED)).toEqual(DEFAULTS);
     // The shared knobs carry exactly Base-BM25's values.
-    for (const [name, value] of [['TOP_K', 50], ['BM25_K1', 1.2], ['BM25_B', 0.75], ['STEM', true], ['INDEX_DATES', true]] as const) {
+    for (const [name, value] of [
+      ['TOP_K', 50],
+      ['BM25_K1', 1.2],
+      ['BM25_B', 0.75],
+      ['STEM', true],
+      ['INDEX_DATES', true],
+    ] as const) {
       expect(BASE).toMatch(new RegExp(`^const ${name} = ${String(value).replace('.', '\\.')};`, 'm'));
     }
   });
@@ -152,7 +158,9 @@ describe('seeds/configurable.ts and its schema', () => {
     // A knob out of range, located on its line.
     const big = applyEdits(SEED, [{ op: 'set-constant', name: 'TOP_K', value: 5000 }]);
     const p2 = configSpaceProblems(big.ok ? big.source : '', SEED);
-    expect(p2).toEqual([expect.objectContaining({ code: 'config-range', line: SEED.split('\n').findIndex((l) => l.startsWith('const TOP_K')) + 1 })]);
+    expect(p2).toEqual([
+      expect.objectContaining({ code: 'config-range', line: SEED.split('\n').findIndex((l) => l.startsWith('const TOP_K')) + 1 }),
+    ]);
     // A code-search seed cannot start a config search.
     expect(() => configSpaceCompile(BASE, compileDesign)).toThrow(expect.objectContaining({ code: 'E_CONFIG_SEED' }));
   });
@@ -179,7 +187,9 @@ describe('seeds/configurable.ts and its schema', () => {
       expect(c.ok, c.ok ? '' : c.diagnostics.map((d) => `${d.line}: ${d.message}`).join('\n')).toBe(true);
     }
     // Moves of a knob whose feature is off are never offered.
-    expect(configMoves(DEFAULTS).some((m) => m.name === 'EMBEDDING_WEIGHT' || m.name === 'WINDOW_RADIUS' || m.name === 'TIME_WEIGHT')).toBe(false);
+    expect(configMoves(DEFAULTS).some((m) => m.name === 'EMBEDDING_WEIGHT' || m.name === 'WINDOW_RADIUS' || m.name === 'TIME_WEIGHT')).toBe(
+      false,
+    );
   }, 120_000);
 });
 
@@ -231,7 +241,13 @@ describe('createLlmConfigProposer', () => {
       async structured<T>(req: StructuredRequest<T>): Promise<StructuredResult<T>> {
         prompts.push(req.messages.map((m) => m.content).join('\n'));
         const value = req.schema.parse(replies.shift());
-        return { value, usage: { promptTokens: 100, completionTokens: 20 }, cached: false, model: 'scripted', attempts: 1 } as StructuredResult<T>;
+        return {
+          value,
+          usage: { promptTokens: 100, completionTokens: 20 },
+          cached: false,
+          model: 'scripted',
+          attempts: 1,
+        } as StructuredResult<T>;
       },
     };
   }
@@ -243,7 +259,11 @@ describe('createLlmConfigProposer', () => {
     ]);
     const p = createLlmConfigProposer({ client });
     const first = await p.propose(context(SEED));
-    expect(first).toMatchObject({ edits: [{ op: 'set-constant', name: 'TOP_K', value: 500 }], target: 'retrieval', tokens: { prompt: 100, completion: 20 } });
+    expect(first).toMatchObject({
+      edits: [{ op: 'set-constant', name: 'TOP_K', value: 500 }],
+      target: 'retrieval',
+      tokens: { prompt: 100, completion: 20 },
+    });
     expect(client.prompts[0]).toMatch(/- TOP_K = 50: a whole number from 10 to 200/);
     expect(client.prompts[0]).toMatch(/EMBEDDING_WEIGHT = 0\.5: .*\(inactive\)/);
     const compile = configSpaceCompile(SEED, compileDesign);
@@ -251,7 +271,9 @@ describe('createLlmConfigProposer', () => {
     expect(checked.ok).toBe(false);
     if (checked.ok || checked.stage !== 'compile') throw new Error('expected a compile-stage failure');
     expect(checked.diagnostics[0]!.message).toMatch(/TOP_K = 500: a whole number from 10 to 200/);
-    const second = await p.propose(context(SEED, { repair: { edits: first!.edits, feedback: checked.diagnostics[0]!.message, attempt: 1 } }));
+    const second = await p.propose(
+      context(SEED, { repair: { edits: first!.edits, feedback: checked.diagnostics[0]!.message, attempt: 1 } }),
+    );
     expect(client.prompts[1]).toMatch(/Your previous change did not work/);
     expect(client.prompts[1]).toMatch(/"TOP_K":500/);
     const ok = await applyAndCheck(SEED, second!.edits, compile);

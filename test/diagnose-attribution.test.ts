@@ -53,7 +53,11 @@ describe('diagnose (accuracy)', () => {
       unrecoverable: [],
       missingRanks: { r3: 4 },
     });
-    expect(d.questions.find((q) => q.question === 'storage')).toMatchObject({ missing: ['r9'], unrecoverable: ['r9'], missingRanks: { r9: null } });
+    expect(d.questions.find((q) => q.question === 'storage')).toMatchObject({
+      missing: ['r9'],
+      unrecoverable: ['r9'],
+      missingRanks: { r9: null },
+    });
     expect(d.questions.find((q) => q.question === 'retrieval2')).toMatchObject({ evidence: ['r4', 'r6'], missing: ['r6'] });
     expect(d.questions.find((q) => q.question === 'crashed')!.error).toBe('retrieve throw: x is undefined');
   });
@@ -64,7 +68,9 @@ describe('diagnose (accuracy)', () => {
     expect(d.failures).toBe(6);
     expect(d.dominant).toBe('retrieval');
     expect(d.undiagnosed).toEqual([{ question: 'untraced', history: 'h1', reason: 'no trace' }]);
-    expect(summarizeDiagnosis(d)).toBe('6 of 7 questions fail (accuracy): storage 1, retrieval 2, answering 1, error 1, unattributed 1 (dominant: retrieval)');
+    expect(summarizeDiagnosis(d)).toBe(
+      '6 of 7 questions fail (accuracy): storage 1, retrieval 2, answering 1, error 1, unattributed 1 (dominant: retrieval)',
+    );
   });
 });
 
@@ -72,7 +78,11 @@ describe('diagnose (evidence objective)', () => {
   it('fails a question whose context misses gold evidence even when the answer is right; never blames answering', () => {
     const d = diagnose(
       [qa('a', ['r1']), qa('b', ['r1', 'r3']), qa('c', ['r9'])],
-      [trace('a', { delivered: ['r1'], correct: false }), trace('b', { delivered: ['r1'], correct: true }), trace('c', { delivered: [], scores: null })],
+      [
+        trace('a', { delivered: ['r1'], correct: false }),
+        trace('b', { delivered: ['r1'], correct: true }),
+        trace('c', { delivered: [], scores: null }),
+      ],
       provenance,
       { objective: 'evidence' },
     );
@@ -90,13 +100,20 @@ describe('diagnose (f1) and provenance forms', () => {
   it('uses the F1 threshold and reports unscored traces', () => {
     const d = diagnose(
       [qa('a', ['r1']), qa('b', ['r1']), qa('c', ['r1'])],
-      [trace('a', { delivered: ['r1'], f1: 0.4 }), trace('b', { delivered: ['r1'], f1: 0.6 }), trace('c', { delivered: ['r1'], scores: null })],
+      [
+        trace('a', { delivered: ['r1'], f1: 0.4 }),
+        trace('b', { delivered: ['r1'], f1: 0.6 }),
+        trace('c', { delivered: ['r1'], scores: null }),
+      ],
       provenance,
       { objective: 'f1' },
     );
     expect(d.questions.map((q) => q.category)).toEqual(['answering', 'pass']);
     expect(d.undiagnosed).toEqual([{ question: 'c', history: 'h1', reason: 'no scores for the f1 objective' }]);
-    expect(diagnose([qa('a', ['r1'])], [trace('a', { delivered: ['r1'], f1: 0.4 })], provenance, { objective: 'f1', f1Threshold: 0.3 }).counts.pass).toBe(1);
+    expect(
+      diagnose([qa('a', ['r1'])], [trace('a', { delivered: ['r1'], f1: 0.4 })], provenance, { objective: 'f1', f1Threshold: 0.3 }).counts
+        .pass,
+    ).toBe(1);
   });
 
   it('accepts a flat set or a predicate that sees the item (date groups)', () => {
@@ -107,7 +124,9 @@ describe('diagnose (f1) and provenance forms', () => {
     expect(diagnose(items2, traces2, byDate, { objective: 'evidence' }).questions.map((q) => q.category)).toEqual(['storage', 'retrieval']);
     expect(diagnose(items2, traces2, new Set(['r5']), { objective: 'evidence' }).counts.retrieval).toBe(2);
     // Another history's provenance does not count.
-    expect(diagnose([qa('x', ['r1'], { history: 'h2' })], [trace('x', { history: 'h2' })], provenance, { objective: 'evidence' }).dominant).toBe('storage');
+    expect(
+      diagnose([qa('x', ['r1'], { history: 'h2' })], [trace('x', { history: 'h2' })], provenance, { objective: 'evidence' }).dominant,
+    ).toBe('storage');
   });
 
   it('breaks ties towards the upstream category and is null without failures', () => {

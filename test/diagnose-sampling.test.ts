@@ -87,13 +87,17 @@ describe('sampleFailures', () => {
 
 describe('sampleRandomFailures', () => {
   it('samples failures uniformly, so frequent categories dominate', () => {
-    const cases = sampleRandomFailures(d, items, traces, (h, id) => (h === 'h1' ? records.find((r) => r.id === id) : undefined), { count: 10, seed: 2 });
+    const cases = sampleRandomFailures(d, items, traces, (h, id) => (h === 'h1' ? records.find((r) => r.id === id) : undefined), {
+      count: 10,
+      seed: 2,
+    });
     expect(cases).toHaveLength(10);
     expect(cases.every((c) => c.category !== ('pass' as string))).toBe(true);
     expect(new Set(cases.map((c) => c.question)).size).toBe(10);
     // Over many seeds, retrieval (30 of 35 failures) takes ~86% of the samples.
     let ret = 0;
-    for (let seed = 0; seed < 50; seed++) ret += sampleRandomFailures(d, items, traces, histories, { count: 10, seed }).filter((c) => c.category === 'retrieval').length;
+    for (let seed = 0; seed < 50; seed++)
+      ret += sampleRandomFailures(d, items, traces, histories, { count: 10, seed }).filter((c) => c.category === 'retrieval').length;
     expect(ret / 500).toBeGreaterThan(0.8);
     expect(ret / 500).toBeLessThan(0.92);
   });

@@ -13,12 +13,21 @@ describe('applyAndCheck with compileDesign', () => {
 
     const bad = await applyAndCheck(
       methods,
-      [{ op: 'replace-stage', stage: 'retrieve', code: 'retrieve(q, memory, tools) { return tools.bm25.index(memory.units).search(q.txt, K); }' }],
+      [
+        {
+          op: 'replace-stage',
+          stage: 'retrieve',
+          code: 'retrieve(q, memory, tools) { return tools.bm25.index(memory.units).search(q.txt, K); }',
+        },
+      ],
       compileDesign,
     );
     expect(bad.ok).toBe(false);
     if (bad.ok || bad.stage !== 'compile') throw new Error('expected a compile failure');
-    expect(bad.diagnostics[0]).toMatchObject({ line: 25, message: expect.stringContaining("Property 'txt' does not exist on type 'Question'") });
+    expect(bad.diagnostics[0]).toMatchObject({
+      line: 25,
+      message: expect.stringContaining("Property 'txt' does not exist on type 'Question'"),
+    });
     expect(describeEditFailure(bad)).toContain('search(q.txt, K)');
   });
 });

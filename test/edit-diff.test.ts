@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { diffSources } from '../src/design/diff.ts';
 
-const lines = (n: number, f = (i: number) => `line ${i}`) => Array.from({ length: n }, (_, i) => f(i + 1)).join('\n') + '\n';
+const lines = (n: number, f = (i: number) => `line ${i}`) => `${Array.from({ length: n }, (_, i) => f(i + 1)).join('\n')}\n`;
 
 describe('diffSources', () => {
   it('is empty for equal sources', () => {

@@ -30,7 +30,11 @@ describe('edit operation schema', () => {
       { op: 'replace-stage', stage: 'context', code: 'context() {}' },
     ]);
     expect(ok.ok).toBe(true);
-    const bad = parseEdits([{ op: 'replace-stage', stage: 'answer', code: 'x' }, { op: 'set-constant', name: 'K', value: null }, { op: 'set-constant', name: 'not a name', value: 1 }]);
+    const bad = parseEdits([
+      { op: 'replace-stage', stage: 'answer', code: 'x' },
+      { op: 'set-constant', name: 'K', value: null },
+      { op: 'set-constant', name: 'not a name', value: 1 },
+    ]);
     expect(bad.ok).toBe(false);
     if (bad.ok) return;
     expect(bad.errors.map((e) => [e.edit, e.code])).toEqual([
@@ -43,7 +47,7 @@ describe('edit operation schema', () => {
     expect(EditOpSchema.safeParse({ op: 'set-constant', name: 'K', value: Infinity }).success).toBe(false);
   });
 
-  it("stage parameters agree with MemoryDesign in sandbox/contract.ts", () => {
+  it('stage parameters agree with MemoryDesign in sandbox/contract.ts', () => {
     const project = new Project({ useInMemoryFileSystem: true });
     const contract = project.createSourceFile('/contract.ts', readFileSync(new URL('../sandbox/contract.ts', import.meta.url), 'utf8'));
     const iface = contract.getInterfaceOrThrow('MemoryDesign');
@@ -70,13 +74,21 @@ describe('applyAndCheck', () => {
     expect(compiled).toBe(0);
     expect(r).toMatchObject({ ok: false, stage: 'apply', errors: [{ edit: 0, code: 'E_EDIT_UNKNOWN_NAME' }] });
     if (r.ok) return;
-    expect(describeEditFailure(r)).toBe('The edits did not apply:\n- E_EDIT_UNKNOWN_NAME: edit 0 (remove-helper): no top-level helper named nope');
+    expect(describeEditFailure(r)).toBe(
+      'The edits did not apply:\n- E_EDIT_UNKNOWN_NAME: edit 0 (remove-helper): no top-level helper named nope',
+    );
   });
 
   it('returns type errors with the edited source for repair, quoting the line', async () => {
     const r = await applyAndCheck(
       methods,
-      [{ op: 'replace-stage', stage: 'retrieve', code: 'retrieve(q, memory, tools) {\n  return tools.bm25.index(memory.units).search(q.txt, K);\n}' }],
+      [
+        {
+          op: 'replace-stage',
+          stage: 'retrieve',
+          code: 'retrieve(q, memory, tools) {\n  return tools.bm25.index(memory.units).search(q.txt, K);\n}',
+        },
+      ],
       async (s) => compile(s),
     );
     expect(r.ok).toBe(false);

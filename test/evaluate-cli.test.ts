@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { main } from '../src/cli/main.ts';
 import { captureIO } from '../src/cli/io.ts';
 import { EvalReportSchema } from '../src/cli/commands/eval.ts';
-import { QuestionTraceSchema } from '../src/evaluate/trace-schema.ts';
+import { QuestionTraceSchema } from '../src/scoring/trace-schema.ts';
 import { loadHistories } from '../src/history/load.ts';
 import { readJsonl } from '../src/util/jsonl.ts';
 
@@ -27,7 +27,22 @@ const tmp = () => mkdtempSync(join(tmpdir(), 'memsteer-eval-'));
 describe.skipIf(!existsSync(LOCOMO))('memsteer eval on one LoCoMo conversation', () => {
   it('--json: scores the slice, reports R@k, context recall, LoCoMo F1 per category, and writes valid traces', async () => {
     const traces = join(tmp(), 'traces.jsonl');
-    const r = await memsteer('eval', '--history', `locomo:${LOCOMO}#conv-26`, '--design', SEED, '--categories', '1,2,3,4', '--limit', '30', '--json', '--traces', traces, '--jobs', '2');
+    const r = await memsteer(
+      'eval',
+      '--history',
+      `locomo:${LOCOMO}#conv-26`,
+      '--design',
+      SEED,
+      '--categories',
+      '1,2,3,4',
+      '--limit',
+      '30',
+      '--json',
+      '--traces',
+      traces,
+      '--jobs',
+      '2',
+    );
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const report = EvalReportSchema.parse(JSON.parse(r.stdout));
@@ -54,7 +69,21 @@ describe.skipIf(!existsSync(LOCOMO))('memsteer eval on one LoCoMo conversation',
 
   it('prints a summary table and where the traces went', async () => {
     const traces = join(tmp(), 't.jsonl');
-    const r = await memsteer('eval', '--history', `locomo:${LOCOMO}#conv-30`, '--design', SEED, '--categories', '2', '--limit', '8', '--budget', '500', '--traces', traces);
+    const r = await memsteer(
+      'eval',
+      '--history',
+      `locomo:${LOCOMO}#conv-30`,
+      '--design',
+      SEED,
+      '--categories',
+      '2',
+      '--limit',
+      '8',
+      '--budget',
+      '500',
+      '--traces',
+      traces,
+    );
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/R@1\s*│\s*R@5\s*│\s*R@10/);
     expect(r.stdout).toContain('budget 500 tokens');
@@ -66,7 +95,18 @@ describe.skipIf(!existsSync(LOCOMO))('memsteer eval on one LoCoMo conversation',
 describe.skipIf(!existsSync(RHELM_DEFAULT))('memsteer eval on RHELM respects question dates', () => {
   it('no ranked or delivered record is dated after its question', async () => {
     const traces = join(tmp(), 'traces.jsonl');
-    const r = await memsteer('eval', '--history', `rhelm:${RHELM_DEFAULT}`, '--design', SEED, '--limit', '10', '--json', '--traces', traces);
+    const r = await memsteer(
+      'eval',
+      '--history',
+      `rhelm:${RHELM_DEFAULT}`,
+      '--design',
+      SEED,
+      '--limit',
+      '10',
+      '--json',
+      '--traces',
+      traces,
+    );
     expect(r.code).toBe(0);
     const report = EvalReportSchema.parse(JSON.parse(r.stdout));
     expect(report.summary.n).toBe(10);
@@ -91,12 +131,28 @@ describe('memsteer eval with a question file', () => {
     const dir = tmp();
     const records = join(REPO, 'test', 'fixtures', 'history', 'records.jsonl');
     const items = [
-      { id: 's1', history: 'alice', question: 'What is the name of the cat alice adopted?', answer: 'Miso', answerType: 'text', evidence: [{ record: 'a1' }], split: 'val' },
-      { id: 's2', history: 'bob', question: 'What does Bob prefer over coffee?', answer: 'tea', answerType: 'text', evidence: [{ record: 'b1' }], split: 'val' },
+      {
+        id: 's1',
+        history: 'alice',
+        question: 'What is the name of the cat alice adopted?',
+        answer: 'Miso',
+        answerType: 'text',
+        evidence: [{ record: 'a1' }],
+        split: 'val',
+      },
+      {
+        id: 's2',
+        history: 'bob',
+        question: 'What does Bob prefer over coffee?',
+        answer: 'tea',
+        answerType: 'text',
+        evidence: [{ record: 'b1' }],
+        split: 'val',
+      },
       { id: 's3', history: 'carol', question: 'Not loaded?', answer: 'x', answerType: 'text', evidence: [] },
     ];
     const file = join(dir, 'supervision.jsonl');
-    writeFileSync(file, items.map((i) => JSON.stringify(i)).join('\n') + '\n');
+    writeFileSync(file, `${items.map((i) => JSON.stringify(i)).join('\n')}\n`);
     const traces = join(dir, 't.jsonl');
     const r = await memsteer('eval', '--history', `jsonl:${records}`, '--design', SEED, '--questions', file, '--json', '--traces', traces);
     expect(r.stderr).toBe('');
@@ -117,8 +173,19 @@ describe('memsteer eval input errors', () => {
   it('a design with a type error is reported with its file and line, and nothing runs', async () => {
     const dir = tmp();
     const design = join(dir, 'broken.ts');
-    writeFileSync(design, "import type { MemoryDesign } from '../sandbox/contract.ts';\nconst n: number = 'text';\nexport default {} as MemoryDesign;\n");
-    const r = await memsteer('eval', '--history', `jsonl:${join(REPO, 'test', 'fixtures', 'history', 'records.jsonl')}`, '--design', design, '--traces', join(dir, 't.jsonl'));
+    writeFileSync(
+      design,
+      "import type { MemoryDesign } from '../sandbox/contract.ts';\nconst n: number = 'text';\nexport default {} as MemoryDesign;\n",
+    );
+    const r = await memsteer(
+      'eval',
+      '--history',
+      `jsonl:${join(REPO, 'test', 'fixtures', 'history', 'records.jsonl')}`,
+      '--design',
+      design,
+      '--traces',
+      join(dir, 't.jsonl'),
+    );
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/E_COMPILE: .*broken\.ts:\d+:\d+/);
     expect(existsSync(join(dir, 't.jsonl'))).toBe(false);

@@ -7,7 +7,7 @@ import type { SourceRecord } from '../sandbox/contract.ts';
 import { compileDesign } from '../src/design/compile.ts';
 import { createEvalPool, evaluateProgram, type EvalPool } from '../src/evaluate/evaluate.ts';
 import { evalAnswererFrom, evalScorerFrom, summarizeTraces } from '../src/evaluate/eval-adapters.ts';
-import type { CompiledProgram } from '../src/evaluate/sandbox-api.ts';
+import type { CompiledProgram } from '../src/isolate/sandbox-api.ts';
 import type { History, QAItem } from '../src/history/record.ts';
 
 const FIX = fileURLToPath(new URL('./fixtures/', import.meta.url));
@@ -154,7 +154,9 @@ describe('evaluateProgram', () => {
     const again = await run(programs.tiny!, { cacheDir: dir });
     expect(again.cached).toBe(true);
     expect(again.cacheKey).toBe(first.cacheKey);
-    expect(again.traces.map((t) => [t.question, t.answer, t.rankedRecords])).toEqual(first.traces.map((t) => [t.question, t.answer, t.rankedRecords]));
+    expect(again.traces.map((t) => [t.question, t.answer, t.rankedRecords])).toEqual(
+      first.traces.map((t) => [t.question, t.answer, t.rankedRecords]),
+    );
     expect(again.summary).toEqual(first.summary);
     expect(again.recoverable).toEqual(first.recoverable);
     const otherBudget = await run(programs.tiny!, { cacheDir: dir, budget: 100 });
@@ -165,6 +167,8 @@ describe('evaluateProgram', () => {
   });
 
   it('rejects a question about a history that is not loaded', async () => {
-    await expect(run(programs.tiny!, { questions: [{ ...QUESTIONS[0]!, history: 'nobody' }] })).rejects.toMatchObject({ code: 'E_UNKNOWN_HISTORY' });
+    await expect(run(programs.tiny!, { questions: [{ ...QUESTIONS[0]!, history: 'nobody' }] })).rejects.toMatchObject({
+      code: 'E_UNKNOWN_HISTORY',
+    });
   });
 });

@@ -14,7 +14,7 @@ import { compileDesign } from '../src/design/compile.ts';
 import { cutoffInstant, recordInstant } from '../src/evaluate/date-filter.ts';
 import { evalAnswererFrom, evalScorerFrom, summarizeTraces } from '../src/evaluate/eval-adapters.ts';
 import { createEvalPool, evaluateProgram } from '../src/evaluate/evaluate.ts';
-import type { QuestionTrace } from '../src/evaluate/trace.ts';
+import type { QuestionTrace } from '../src/scoring/trace.ts';
 import { ExportManifestSchema } from '../src/export/design-manifest.ts';
 import { exportDesign, type ExportResult } from '../src/export/export-design.ts';
 import { testScoresEvent } from '../src/export/test-scores.ts';
@@ -27,7 +27,13 @@ const run$ = promisify(execFile);
 interface AppOutput {
   info: { design: string; hash: string; sandboxed: boolean; budget: number; exported: string | null };
   added: { ids: string[]; records: number; units: number };
-  answers: Array<{ id: string; context: string; tokens: number; units: string[]; evidence: Array<{ record: string; text: string; time?: string }> }>;
+  answers: Array<{
+    id: string;
+    context: string;
+    tokens: number;
+    units: string[];
+    evidence: Array<{ record: string; text: string; time?: string }>;
+  }>;
 }
 
 let run: DefaultRun;
@@ -43,7 +49,15 @@ beforeAll(async () => {
   const runDir = join(run.dir, 'run');
   report = await runOptimize({
     out: runDir,
-    config: { history: run.source, supervision: run.supervisionPath, seed: SEED_PATH, iterations: 2, offline: true, limit: 20, testCategories: ['fact'] },
+    config: {
+      history: run.source,
+      supervision: run.supervisionPath,
+      seed: SEED_PATH,
+      iterations: 2,
+      offline: true,
+      limit: 20,
+      testCategories: ['fact'],
+    },
   });
   // What the optimizer's final test measured, recorded the way export reads it.
   const test = report.best.test!;
@@ -64,7 +78,10 @@ beforeAll(async () => {
   const appDir = join(run.dir, 'app');
   mkdirSync(join(appDir, 'node_modules'), { recursive: true });
   copyFileSync(join(REPO_ROOT, 'test', 'fixtures', 'export-app', 'app.ts'), join(appDir, 'app.ts'));
-  writeFileSync(join(appDir, 'package.json'), JSON.stringify({ name: 'memsteer-export-app', private: true, type: 'module', dependencies: { memsteer: 'link:memsteer' } }, null, 2));
+  writeFileSync(
+    join(appDir, 'package.json'),
+    JSON.stringify({ name: 'memsteer-export-app', private: true, type: 'module', dependencies: { memsteer: 'link:memsteer' } }, null, 2),
+  );
   symlinkSync(REPO_ROOT, join(appDir, 'node_modules', 'memsteer'), 'dir');
   const recordsPath = join(run.dir, 'records.json');
   const questionsPath = join(run.dir, 'questions.json');
@@ -72,10 +89,14 @@ beforeAll(async () => {
   writeFileSync(questionsPath, JSON.stringify(questions.map((q) => ({ id: q.id, text: q.question, ...(q.date ? { date: q.date } : {}) }))));
   const runApp = async (mode: 'sandbox' | 'in-process') => {
     // cwd is the repository only so `--import tsx` resolves; `memsteer` resolves from the app's node_modules.
-    const { stdout } = await run$(process.execPath, ['--import', 'tsx', join(appDir, 'app.ts'), exported.files.design, recordsPath, questionsPath, mode], {
-      cwd: REPO_ROOT,
-      maxBuffer: 64 * 1024 * 1024,
-    });
+    const { stdout } = await run$(
+      process.execPath,
+      ['--import', 'tsx', join(appDir, 'app.ts'), exported.files.design, recordsPath, questionsPath, mode],
+      {
+        cwd: REPO_ROOT,
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    );
     apps[mode] = JSON.parse(stdout) as AppOutput;
   };
 
@@ -111,7 +132,7 @@ afterAll(() => {
 });
 
 describe('an exported design in a separate app', () => {
-  it('exports the run\'s best program with its provenance and scores', () => {
+  it("exports the run's best program with its provenance and scores", () => {
     const m = ExportManifestSchema.parse(JSON.parse(readFileSync(exported.files.manifest, 'utf8')));
     expect(m.program).toMatchObject({ id: report.best.id, best: true });
     expect(m.lineage[0]).toMatchObject({ id: report.seed.id, kind: 'seed' });
@@ -123,9 +144,14 @@ describe('an exported design in a separate app', () => {
     expect(readFileSync(exported.files.readme, 'utf8')).toContain(`official test QA | ${report.best.test!.n} |`);
   });
 
-  it.each(['sandbox', 'in-process'] as const)('%s: loads through the package with design.json\'s budget', (mode) => {
+  it.each(['sandbox', 'in-process'] as const)("%s: loads through the package with design.json's budget", (mode) => {
     const app = apps[mode];
-    expect(app.info).toMatchObject({ design: exported.files.design, sandboxed: mode === 'sandbox', budget: exported.manifest.budget.tokens, exported: report.best.id });
+    expect(app.info).toMatchObject({
+      design: exported.files.design,
+      sandboxed: mode === 'sandbox',
+      budget: exported.manifest.budget.tokens,
+      exported: report.best.id,
+    });
     expect(app.added.records).toBe(run.history.records.length);
     expect(app.answers).toHaveLength(questions.length);
   });

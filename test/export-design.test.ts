@@ -56,7 +56,13 @@ describe('exportDesign', () => {
   const seedSource = readFileSync(SEED_PATH, 'utf8');
   const childSource = seedSource.replace('const TOP_K = 50;', 'const TOP_K = 40;');
   const worseSource = seedSource.replace('const TOP_K = 50;', 'const TOP_K = 5;');
-  const scores = (value: number): Scores => ({ objective: 'evidence', value, n: 30, perQuestion: {}, metrics: { 'recall@10': value + 0.1, contextRecall: value, accuracy: 0.25, f1: 0.3 } });
+  const scores = (value: number): Scores => ({
+    objective: 'evidence',
+    value,
+    n: 30,
+    perQuestion: {},
+    metrics: { 'recall@10': value + 0.1, contextRecall: value, accuracy: 0.25, f1: 0.3 },
+  });
   let tick = 0;
   const clock = () => new Date(Date.UTC(2025, 0, 1, 0, 0, tick++));
 
@@ -65,7 +71,13 @@ describe('exportDesign', () => {
     archive = createArchive(
       join(dir, 'run-a'),
       {
-        config: { history: 'rhelm:data/default/rhelm#Elena_Morales', supervision: '/data/sup.jsonl', contextBudget: 800, objective: 'evidence', iterations: 2 },
+        config: {
+          history: 'rhelm:data/default/rhelm#Elena_Morales',
+          supervision: '/data/sup.jsonl',
+          contextBudget: 800,
+          objective: 'evidence',
+          iterations: 2,
+        },
         seeds: [{ path: SEED_PATH, sha256: sha256(seedSource) }],
         models: { proposer: 'offline-mutation', answerer: 'extractive-reader', judge: 'f1-threshold' },
         promptVersions: {},
@@ -76,10 +88,23 @@ describe('exportDesign', () => {
     seed = archive.addProgram({ iteration: 0, parent: null, source: seedSource, proposer: 'seed:seeds/base-bm25.ts' });
     archive.recordEvaluation(seed.id, { scores: scores(0.4) });
     archive.recordDecision(seed.id, { accepted: true, reason: 'seed baseline', against: null });
-    best = archive.addProgram({ iteration: 1, parent: seed.id, source: childSource, edits: [{ op: 'set-constant', name: 'TOP_K', value: 40 }], rationale: 'fewer, better hits', proposer: 'offline-mutation:top-k' });
+    best = archive.addProgram({
+      iteration: 1,
+      parent: seed.id,
+      source: childSource,
+      edits: [{ op: 'set-constant', name: 'TOP_K', value: 40 }],
+      rationale: 'fewer, better hits',
+      proposer: 'offline-mutation:top-k',
+    });
     archive.recordEvaluation(best.id, { scores: scores(0.5) });
     best = archive.recordDecision(best.id, { accepted: true, reason: 'better', against: seed.id });
-    rejected = archive.addProgram({ iteration: 2, parent: best.id, source: worseSource, edits: [{ op: 'set-constant', name: 'TOP_K', value: 5 }], proposer: 'offline-mutation:top-k' });
+    rejected = archive.addProgram({
+      iteration: 2,
+      parent: best.id,
+      source: worseSource,
+      edits: [{ op: 'set-constant', name: 'TOP_K', value: 5 }],
+      proposer: 'offline-mutation:top-k',
+    });
     archive.recordEvaluation(rejected.id, { scores: scores(0.2) });
     rejected = archive.recordDecision(rejected.id, { accepted: false, reason: 'worse', against: best.id });
   });
@@ -92,7 +117,16 @@ describe('exportDesign', () => {
     expect(design).toBe(childSource.replace("'../sandbox/contract.ts'", "'memsteer/contract'"));
     const manifest = ExportManifestSchema.parse(JSON.parse(readFileSync(join(out, 'design.json'), 'utf8')));
     expect(manifest).toEqual(r.manifest);
-    expect(manifest.program).toEqual({ id: best.id, kind: 'proposal', iteration: 1, status: 'accepted', parent: seed.id, proposer: 'offline-mutation:top-k', rationale: 'fewer, better hits', best: true });
+    expect(manifest.program).toEqual({
+      id: best.id,
+      kind: 'proposal',
+      iteration: 1,
+      status: 'accepted',
+      parent: seed.id,
+      proposer: 'offline-mutation:top-k',
+      rationale: 'fewer, better hits',
+      best: true,
+    });
     expect(manifest.lineage.map((p) => [p.id, p.kind, p.score])).toEqual([
       [seed.id, 'seed', 0.4],
       [best.id, 'proposal', 0.5],
@@ -144,13 +178,21 @@ describe('exportDesign', () => {
     const io = captureIO();
     expect(await main(['node', 'memsteer', 'export', archive.dir, '--program', 'i009-000000000000', '--out', join(dir, 'x')], io)).toBe(1);
     expect(io.stderr).toMatch(/^memsteer: E_ARCHIVE_UNKNOWN_PROGRAM: no program i009-000000000000/);
-    const empty = createArchive(join(dir, 'run-empty'), { config: { history: 'jsonl:x.jsonl' }, seeds: [], models: {}, promptVersions: {}, rngSeed: 1 });
+    const empty = createArchive(join(dir, 'run-empty'), {
+      config: { history: 'jsonl:x.jsonl' },
+      seeds: [],
+      models: {},
+      promptVersions: {},
+      rngSeed: 1,
+    });
     const s = empty.addProgram({ iteration: 0, parent: null, source: seedSource });
     await expect(exportDesign({ run: empty.dir, out: join(dir, 'y') })).rejects.toMatchObject({ code: 'E_EXPORT_NO_PROGRAM' });
     // Asked for explicitly, an unevaluated program still exports (its scores are null).
     const r = await exportDesign({ run: empty.dir, program: s.id, out: join(dir, 'y') });
     expect(r.manifest.scores).toEqual({ val: null, test: null });
     expect(r.manifest.budget.tokens).toBe(1000);
-    await expect(exportDesign({ run: join(dir, 'nothing-here'), out: join(dir, 'z') })).rejects.toMatchObject({ code: 'E_ARCHIVE_MISSING' });
+    await expect(exportDesign({ run: join(dir, 'nothing-here'), out: join(dir, 'z') })).rejects.toMatchObject({
+      code: 'E_ARCHIVE_MISSING',
+    });
   });
 });

@@ -48,12 +48,20 @@ describe.each([
     try {
       expect(memory.info).toMatchObject({ design: 'design.ts', sandboxed: sandbox, budget: 1000, exported: null });
       expect(await memory.add(RECORDS)).toEqual({ ids: ['r1', 'r2', 'r3', 'r4', 'r5'], records: 5, units: 5 });
-      expect(await memory.add(['The cat Miso hates the vacuum cleaner.', 'Buy milk.'])).toEqual({ ids: ['note-1', 'note-2'], records: 7, units: 7 });
+      expect(await memory.add(['The cat Miso hates the vacuum cleaner.', 'Buy milk.'])).toEqual({
+        ids: ['note-1', 'note-2'],
+        records: 7,
+        units: 7,
+      });
       expect(memory.size).toBe(7);
       const r = await memory.search('What does the cat Miso hate?');
       expect(r.units[0]).toBe('u-note-1');
       expect(r.evidence[0]).toEqual({ record: 'note-1', text: 'The cat Miso hates the vacuum cleaner.' });
-      expect(r.evidence.find((e) => e.record === 'r2')).toEqual({ record: 'r2', text: 'Miso the cat likes tuna.', time: '2024-03-05T09:00:00' });
+      expect(r.evidence.find((e) => e.record === 'r2')).toEqual({
+        record: 'r2',
+        text: 'Miso the cat likes tuna.',
+        time: '2024-03-05T09:00:00',
+      });
       expect(r.evidence.map((e) => e.record)).toEqual(r.units.map((u) => u.slice(2)));
       expect(r.context.split('\n')).toEqual(r.evidence.map((e) => e.text));
       expect(r.tokens).toBeGreaterThan(5);
@@ -106,10 +114,16 @@ describe.each([
       expect(err).toMatchObject({ code: 'E_DESIGN_STORE', stage: 'store', kind: 'throw' });
       expect((err as DesignError).reason).toContain('cannot store poison');
       expect(memory.size).toBe(5);
-      await expect(memory.search('CRASH now')).rejects.toMatchObject({ code: 'E_DESIGN_RETRIEVE', stage: 'retrieve', reason: expect.stringContaining('retrieve refused') });
+      await expect(memory.search('CRASH now')).rejects.toMatchObject({
+        code: 'E_DESIGN_RETRIEVE',
+        stage: 'retrieve',
+        reason: expect.stringContaining('retrieve refused'),
+      });
       expect((await memory.search('Lisbon flight')).evidence[0]?.record).toBe('r3');
       await expect(memory.add([{ id: 'r1', kind: 'note', text: 'again' }])).rejects.toMatchObject({ code: 'E_DUPLICATE_RECORD' });
-      await expect(memory.add([{ id: 'x', kind: 'tweet', text: 'no' } as unknown as SourceRecord])).rejects.toMatchObject({ code: 'E_BAD_RECORD' });
+      await expect(memory.add([{ id: 'x', kind: 'tweet', text: 'no' } as unknown as SourceRecord])).rejects.toMatchObject({
+        code: 'E_BAD_RECORD',
+      });
       await expect(memory.search({ text: '' })).rejects.toMatchObject({ code: 'E_BAD_QUESTION' });
     } finally {
       await memory.close();
@@ -121,14 +135,24 @@ describe.each([
     const memory = await open();
     expect(await memory.search('anything')).toEqual({ context: '', evidence: [], units: [], tokens: 0 });
     await memory.close();
-    const throwing = DESIGN.replace('const design: MemoryDesign = {', "throw new RangeError('top-level boom');\nconst design: MemoryDesign = {");
-    await expect(createMemory({ design: throwing, sandbox })).rejects.toMatchObject({ code: 'E_DESIGN_COMPILE', stage: 'compile', reason: expect.stringContaining('top-level boom') });
+    const throwing = DESIGN.replace(
+      'const design: MemoryDesign = {',
+      "throw new RangeError('top-level boom');\nconst design: MemoryDesign = {",
+    );
+    await expect(createMemory({ design: throwing, sandbox })).rejects.toMatchObject({
+      code: 'E_DESIGN_COMPILE',
+      stage: 'compile',
+      reason: expect.stringContaining('top-level boom'),
+    });
   });
 });
 
 describe('createMemory inputs', () => {
   it('rejects a design that does not compile, with file position, and a missing file', async () => {
-    await expect(createMemory({ design: DESIGN.replace('return { units', 'return { unitz') })).rejects.toMatchObject({ code: 'E_COMPILE', message: expect.stringMatching(/^design\.ts:\d+:\d+: TS\d+/) });
+    await expect(createMemory({ design: DESIGN.replace('return { units', 'return { unitz') })).rejects.toMatchObject({
+      code: 'E_COMPILE',
+      message: expect.stringMatching(/^design\.ts:\d+:\d+: TS\d+/),
+    });
     await expect(createMemory({ design: '/nowhere/design.ts' })).rejects.toMatchObject({ code: 'E_NO_FILE' });
   });
 

@@ -32,7 +32,11 @@ describe('embedded default history', () => {
     });
     expect(s.evidence).toMatchObject({ refs: 167, resolved: 166, unresolved: 1 });
     expect(s.evidence.unresolvedList).toEqual([
-      { qa: 'mixed_04aebb', ref: '40_notes_task_5fa66599:Best Practices and Professional Insights', reason: 'no attachment named 40_notes_task_5fa66599' },
+      {
+        qa: 'mixed_04aebb',
+        ref: '40_notes_task_5fa66599:Best Practices and Professional Insights',
+        reason: 'no attachment named 40_notes_task_5fa66599',
+      },
     ]);
     // Every question is dated and every resolved reference names a record of this history.
     const ids = new Set(h.records.map((r) => r.id));

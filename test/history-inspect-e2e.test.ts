@@ -63,8 +63,16 @@ describe.skipIf(!haveShared)('memsteer inspect on ../shared/data', () => {
     expect(s.total.threads).toBe(272);
     expect(s.total.qa).toEqual({ total: 1986, byCategory: { 1: 282, 2: 321, 3: 96, 4: 841, 5: 446 } });
     expect(s.histories.map((h) => [h.id, h.records, h.qa.total])).toEqual([
-      ['conv-26', 419, 199], ['conv-30', 369, 105], ['conv-41', 663, 193], ['conv-42', 629, 260], ['conv-43', 680, 242],
-      ['conv-44', 675, 158], ['conv-47', 689, 190], ['conv-48', 681, 239], ['conv-49', 509, 196], ['conv-50', 568, 204],
+      ['conv-26', 419, 199],
+      ['conv-30', 369, 105],
+      ['conv-41', 663, 193],
+      ['conv-42', 629, 260],
+      ['conv-43', 680, 242],
+      ['conv-44', 675, 158],
+      ['conv-47', 689, 190],
+      ['conv-48', 681, 239],
+      ['conv-49', 509, 196],
+      ['conv-50', 568, 204],
     ]);
     expect(s.total.evidence.unresolvedList.map((u) => [u.qa, u.ref])).toEqual([
       ['conv-42:q58', 'D10:19'],
@@ -81,8 +89,14 @@ describe.skipIf(!haveShared)('memsteer inspect on ../shared/data', () => {
     const s = await inspectJson(`rhelm:${RHELM}`);
     expect(s.total.histories).toBe(8);
     expect(s.histories.map((h) => h.id)).toEqual([
-      'David_Reyes', 'Dr._Alastair_McEwan', 'Dr._Elena_Markovic', 'Dr._Elias_Romero',
-      'Dr._Marcus_Ellison', 'Elena_Morales', 'Jonas_Richter', 'Justice_Arvind_Prakash_Mehra',
+      'David_Reyes',
+      'Dr._Alastair_McEwan',
+      'Dr._Elena_Markovic',
+      'Dr._Elias_Romero',
+      'Dr._Marcus_Ellison',
+      'Elena_Morales',
+      'Jonas_Richter',
+      'Justice_Arvind_Prakash_Mehra',
     ]);
     expect(s.total.recordsByKind.turn).toBe(8836);
     expect(s.total.recordsByKind.email).toBe(862);
@@ -104,6 +118,8 @@ describe.skipIf(!haveShared)('memsteer inspect on ../shared/data', () => {
 
   it('RHELM #persona loads only that persona', async () => {
     const s = await inspectJson(`rhelm:${RHELM}#Jonas_Richter`);
-    expect(s.histories.map((h) => [h.id, h.recordsByKind.turn, h.recordsByKind.email, h.qa.total])).toEqual([['Jonas_Richter', 980, 101, 106]]);
+    expect(s.histories.map((h) => [h.id, h.recordsByKind.turn, h.recordsByKind.email, h.qa.total])).toEqual([
+      ['Jonas_Richter', 980, 101, 106],
+    ]);
   });
 });

@@ -18,7 +18,15 @@ describe('jsonl loader', () => {
       ['bob', ['b1']],
     ]);
     const a3 = hs[0]!.records[2]!;
-    expect(a3).toEqual({ id: 'a3', kind: 'document', text: '# Cat care\nFeed twice a day.', thread: 'care.md', title: 'Cat care', refs: ['a1'], meta: { section: 1 } });
+    expect(a3).toEqual({
+      id: 'a3',
+      kind: 'document',
+      text: '# Cat care\nFeed twice a day.',
+      thread: 'care.md',
+      title: 'Cat care',
+      refs: ['a1'],
+      meta: { section: 1 },
+    });
     expect('history' in a3).toBe(false);
     expect(hs[0]!.source).toBe(`jsonl:${path}#alice`);
     expect(hs[0]!.qa).toEqual([]);
@@ -48,8 +56,22 @@ describe('writeRecordsJsonl', () => {
     const dir = mkdtempSync(join(tmpdir(), 'memsteer-jsonl-'));
     try {
       const out = join(dir, 'records.jsonl');
-      const h = (records: History['records']): History => ({ id: 'u', source: 'x', format: 'jsonl', records, qa: [], unresolvedEvidence: [] });
-      expect(() => writeRecordsJsonl(out, [h([{ id: 'r1', kind: 'turn', text: 'a' }, { id: 'r1', kind: 'turn', text: 'b' }])])).toThrow(/duplicate record id 'r1'/);
+      const h = (records: History['records']): History => ({
+        id: 'u',
+        source: 'x',
+        format: 'jsonl',
+        records,
+        qa: [],
+        unresolvedEvidence: [],
+      });
+      expect(() =>
+        writeRecordsJsonl(out, [
+          h([
+            { id: 'r1', kind: 'turn', text: 'a' },
+            { id: 'r1', kind: 'turn', text: 'b' },
+          ]),
+        ]),
+      ).toThrow(/duplicate record id 'r1'/);
       const bad = { id: '', kind: 'turn', text: 'a' } as History['records'][number];
       expect(() => writeRecordsJsonl(out, [h([bad])])).toThrow(/refusing to write/);
       expect(existsSync(out)).toBe(false);

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadHistories } from '../src/history/load.ts';
 import { normaliseDiaId, splitLocomoEvidence, LOCOMO_UNANSWERABLE } from '../src/history/loaders/locomo.ts';
-import { parseLocomoDateTime, parseLongMemEvalDate, isDateAnswer } from '../src/history/dates.ts';
+import { parseLocomoDateTime, parseLongMemEvalDate, isDateAnswer } from '../src/text/dataset-dates.ts';
 import { inferAnswerType } from '../src/history/answer-type.ts';
 
 const FIX = resolve(fileURLToPath(new URL('.', import.meta.url)), 'fixtures', 'history');

@@ -10,7 +10,13 @@ describe('LongMemEval loader', () => {
     const [run, pet] = await loadHistories(`longmemeval:${resolve(FIX, 'longmemeval-original.json')}`);
     expect(run!.id).toBe('q_run');
     expect(run!.records.map((r) => r.id)).toEqual(['answer_s1:1', 'answer_s1:2', 'answer_s2:1', 'answer_s2:2']);
-    expect(run!.records[2]).toMatchObject({ kind: 'turn', speaker: 'user', thread: 'answer_s2', time: '2023-05-27T10:20:00', meta: { hasAnswer: true } });
+    expect(run!.records[2]).toMatchObject({
+      kind: 'turn',
+      speaker: 'user',
+      thread: 'answer_s2',
+      time: '2023-05-27T10:20:00',
+      meta: { hasAnswer: true },
+    });
     expect(run!.qa).toHaveLength(1);
     expect(run!.qa[0]).toMatchObject({
       id: 'q_run',
@@ -34,7 +40,13 @@ describe('LongMemEval loader', () => {
       ['session_2:1', 'session_2', '2023-05-08T18:30:00'],
       ['session_2:2', 'session_2', '2023-05-08T18:30:00'],
     ]);
-    expect(h!.qa[0]).toMatchObject({ id: 'multi-sessio-abc123:q1', answer: '5', answerType: 'number', evidence: [], meta: { evidenceAvailable: false } });
+    expect(h!.qa[0]).toMatchObject({
+      id: 'multi-sessio-abc123:q1',
+      answer: '5',
+      answerType: 'number',
+      evidence: [],
+      meta: { evidenceAvailable: false },
+    });
   });
 });
 

@@ -47,10 +47,21 @@ describe('RHELM loader', () => {
     expect(h!.source).toBe(`rhelm:${ROOT}#Pat`);
     const ids = h!.records.map((r) => r.id);
     expect(ids).toEqual([
-      '2024-03-01:1', '2024-03-01:2', '2024-03-01:3', '2024-03-05:1', '2024-03-05:2',
-      'Emails_2024-03-01:1', 'Emails_2024-03-01:2', 'Emails_2024-03-05:1',
-      `${NOTES}:Pottery Class Notes`, `${NOTES}:1. Materials`, `${NOTES}:Tools`, `${NOTES}:2. Teachers (Lena)`,
-      `${REPORT}:Kiln Report`, `${REPORT}:Table 1. Results`, `${REPORT}:Next Steps`,
+      '2024-03-01:1',
+      '2024-03-01:2',
+      '2024-03-01:3',
+      '2024-03-05:1',
+      '2024-03-05:2',
+      'Emails_2024-03-01:1',
+      'Emails_2024-03-01:2',
+      'Emails_2024-03-05:1',
+      `${NOTES}:Pottery Class Notes`,
+      `${NOTES}:1. Materials`,
+      `${NOTES}:Tools`,
+      `${NOTES}:2. Teachers (Lena)`,
+      `${REPORT}:Kiln Report`,
+      `${REPORT}:Table 1. Results`,
+      `${REPORT}:Next Steps`,
     ]);
     const byId = new Map(h!.records.map((r) => [r.id, r]));
     expect(byId.get('2024-03-01:2')).toMatchObject({
@@ -73,7 +84,13 @@ describe('RHELM loader', () => {
     expect(byId.get('Emails_2024-03-01:2')!.text.startsWith('Sender: Pat Doe')).toBe(true);
     expect(byId.get('Emails_2024-03-01:2')!.text).not.toContain('====');
     const tools = byId.get(`${NOTES}:Tools`)!;
-    expect(tools).toMatchObject({ kind: 'document', title: 'Tools', thread: NOTES, time: '2024-03-01', meta: { parent: `${NOTES}:1. Materials`, level: 3, timeSource: 'upload' } });
+    expect(tools).toMatchObject({
+      kind: 'document',
+      title: 'Tools',
+      thread: NOTES,
+      time: '2024-03-01',
+      meta: { parent: `${NOTES}:1. Materials`, level: 3, timeSource: 'upload' },
+    });
     expect(byId.get(`${NOTES}:2. Teachers (Lena)`)!.text).toContain('# not a heading inside a fence');
     const table = byId.get(`${REPORT}:Table 1. Results`)!;
     expect(table.text).toBe('Table 1. Results\n\nItem | Result\nBowl | cracked\nPlate | fine');
@@ -85,21 +102,40 @@ describe('RHELM loader', () => {
   it('maps every kind of evidence reference and lists the ones that do not resolve', async () => {
     const [h] = await loadHistories(`rhelm:${ROOT}#Pat`);
     const ev = Object.fromEntries(h!.qa.map((q) => [q.id, q.evidence.map((e) => e.record)]));
-    expect(ev['fact_000001']).toEqual(['2024-03-01:1', '2024-03-01:2', '2024-03-01:3']);
-    expect(ev['temporal_000002']).toEqual(['2024-03-05:1', '2024-03-05:2']);
-    expect(ev['email_000003']).toEqual(['Emails_2024-03-01:1', 'Emails_2024-03-05:1', 'Emails_2024-03-01:2']);
-    expect(ev['attachment_000004']).toEqual([`${NOTES}:1. Materials`, `${NOTES}:Tools`, `${NOTES}:Pottery Class Notes`, `${NOTES}:2. Teachers (Lena)`]);
-    expect(ev['mixed_000005']).toEqual([`${REPORT}:Table 1. Results`, `${REPORT}:Next Steps`, `${REPORT}:Kiln Report`]);
+    expect(ev.fact_000001).toEqual(['2024-03-01:1', '2024-03-01:2', '2024-03-01:3']);
+    expect(ev.temporal_000002).toEqual(['2024-03-05:1', '2024-03-05:2']);
+    expect(ev.email_000003).toEqual(['Emails_2024-03-01:1', 'Emails_2024-03-05:1', 'Emails_2024-03-01:2']);
+    expect(ev.attachment_000004).toEqual([
+      `${NOTES}:1. Materials`,
+      `${NOTES}:Tools`,
+      `${NOTES}:Pottery Class Notes`,
+      `${NOTES}:2. Teachers (Lena)`,
+    ]);
+    expect(ev.mixed_000005).toEqual([`${REPORT}:Table 1. Results`, `${REPORT}:Next Steps`, `${REPORT}:Kiln Report`]);
     expect(h!.unresolvedEvidence).toEqual([
       { qa: 'temporal_000002', ref: '2024-03-05:9', reason: 'conversation 2024-03-05 has 2 turns, no turn 9' },
       { qa: 'temporal_000002', ref: '2024-02-30:1', reason: 'no conversation on 2024-02-30' },
       { qa: 'email_000003', ref: 'Emails_2024-03-01:Email 3', reason: 'e-mail 3 of 2024-03-01 does not exist (2 e-mails that day)' },
       { qa: 'email_000003', ref: 'Emails_2024-01-01:Email', reason: 'no e-mails dated 2024-01-01' },
-      { qa: 'attachment_000004', ref: `${NOTES}:Glazing Log`, reason: `no section of ${NOTES} has a heading or text matching 'Glazing Log'` },
+      {
+        qa: 'attachment_000004',
+        ref: `${NOTES}:Glazing Log`,
+        reason: `no section of ${NOTES} has a heading or text matching 'Glazing Log'`,
+      },
       { qa: 'attachment_000004', ref: '99_notes_task_ffffffff.md:Anything', reason: 'no attachment named 99_notes_task_ffffffff.md' },
     ]);
     const q = h!.qa.find((x) => x.id === 'temporal_000002')!;
-    expect(q).toMatchObject({ category: 'temporal', date: '2024-04-01', answerType: 'date', history: 'Pat', generator: 'official:rhelm', meta: { evidenceRefs: 4 } });
-    expect(h!.qa.find((x) => x.id === 'fact_000001')!.meta).toMatchObject({ characteristics: 'State-Dependent Attribute', evidenceRefs: 3 });
+    expect(q).toMatchObject({
+      category: 'temporal',
+      date: '2024-04-01',
+      answerType: 'date',
+      history: 'Pat',
+      generator: 'official:rhelm',
+      meta: { evidenceRefs: 4 },
+    });
+    expect(h!.qa.find((x) => x.id === 'fact_000001')!.meta).toMatchObject({
+      characteristics: 'State-Dependent Attribute',
+      evidenceRefs: 3,
+    });
   });
 });

@@ -24,7 +24,11 @@ describe('parseSource', () => {
       path: '/base/data/locomo10.json',
       history: 'conv-26',
     });
-    expect(parseSource('rhelm:/d/rhelm#Dr._Elena_Markovic', '/x')).toEqual({ format: 'rhelm', path: '/d/rhelm', history: 'Dr._Elena_Markovic' });
+    expect(parseSource('rhelm:/d/rhelm#Dr._Elena_Markovic', '/x')).toEqual({
+      format: 'rhelm',
+      path: '/d/rhelm',
+      history: 'Dr._Elena_Markovic',
+    });
   });
   it('leaves the format to detection when it is not given', () => {
     expect(parseSource('data/records.jsonl', '/base')).toEqual({ format: undefined, path: '/base/data/records.jsonl', history: undefined });

@@ -36,8 +36,21 @@ describe('summarizeHistory', () => {
   it('handles histories without QA or times', async () => {
     const [alice, bob] = await loadHistories(`jsonl:${resolve(FIX, 'records.jsonl')}`);
     const s = summarizeHistory(bob!);
-    expect(s).toMatchObject({ records: 1, recordsByKind: { note: 1 }, threads: 0, time: { recordsWithTime: 0 }, qa: { total: 0, byCategory: {} } });
+    expect(s).toMatchObject({
+      records: 1,
+      recordsByKind: { note: 1 },
+      threads: 0,
+      time: { recordsWithTime: 0 },
+      qa: { total: 0, byCategory: {} },
+    });
     expect(s.time.first).toBeUndefined();
-    expect(summarizeHistory(alice!).evidence).toEqual({ refs: 0, resolved: 0, unresolved: 0, links: 0, approximate: 0, unresolvedList: [] });
+    expect(summarizeHistory(alice!).evidence).toEqual({
+      refs: 0,
+      resolved: 0,
+      unresolved: 0,
+      links: 0,
+      approximate: 0,
+      unresolvedList: [],
+    });
   });
 });

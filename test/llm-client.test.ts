@@ -32,11 +32,7 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function setup(
-  script: OpenAiTestServerOptions,
-  overrides: LlmConfigInput = {},
-  deps: LlmClientDeps = {},
-): Promise<MeteredLlmClient> {
+async function setup(script: OpenAiTestServerOptions, overrides: LlmConfigInput = {}, deps: LlmClientDeps = {}): Promise<MeteredLlmClient> {
   server = await startOpenAiTestServer(script);
   return client(overrides, deps);
 }
@@ -112,7 +108,12 @@ describe('structured output', () => {
     });
     const r = await llm.structured({ role: 'answerer', messages: ask, schema: Answer, schemaName: 'answer' });
     expect(r.value.answer).toBe('Paris');
-    const again = await llm.structured({ role: 'answerer', messages: [{ role: 'user', content: 'Italy?' }], schema: Answer, schemaName: 'answer' });
+    const again = await llm.structured({
+      role: 'answerer',
+      messages: [{ role: 'user', content: 'Italy?' }],
+      schema: Answer,
+      schemaName: 'answer',
+    });
     expect(again.value.answer).toBe('Rome');
     const sent = server.chatRequests().map((q) => q.body);
     expect(sent.map((b) => b.response_format.type)).toEqual(['json_schema', 'json_object', 'json_object']);
@@ -152,7 +153,10 @@ describe('retries', () => {
   });
 
   it('caps a long retry-after at maxRetryAfterMs', async () => {
-    const llm = await setup({ replies: [{ status: 429, headers: { 'retry-after': '3600' } }, { content: 'ok' }] }, { maxRetryAfterMs: 5000 });
+    const llm = await setup(
+      { replies: [{ status: 429, headers: { 'retry-after': '3600' } }, { content: 'ok' }] },
+      { maxRetryAfterMs: 5000 },
+    );
     await llm.complete({ role: 'answerer', messages: ask });
     expect(sleeps).toEqual([5000]);
   });
@@ -302,7 +306,10 @@ describe('ledger', () => {
       {
         handler: (body) => ({
           content: 'ok',
-          usage: body.model === 'gpt-4o-mini' ? { prompt_tokens: 1000, completion_tokens: 200, cached_tokens: 400 } : { prompt_tokens: 10, completion_tokens: 1 },
+          usage:
+            body.model === 'gpt-4o-mini'
+              ? { prompt_tokens: 1000, completion_tokens: 200, cached_tokens: 400 }
+              : { prompt_tokens: 10, completion_tokens: 1 },
         }),
       },
       { prices: { 'gpt-4o-mini': { prompt: 0.15, completion: 0.6, cached: 0.075 } } },
@@ -314,7 +321,15 @@ describe('ledger', () => {
     expect(a.usage).toEqual({ promptTokens: 1000, completionTokens: 200, cachedTokens: 400 });
 
     const totals = llm.ledger.totals();
-    expect(totals).toMatchObject({ calls: 2, promptTokens: 1010, completionTokens: 201, cachedTokens: 400, cost: null, unknownCostCalls: 1, failures: 0 });
+    expect(totals).toMatchObject({
+      calls: 2,
+      promptTokens: 1010,
+      completionTokens: 201,
+      cachedTokens: 400,
+      cost: null,
+      unknownCostCalls: 1,
+      failures: 0,
+    });
     expect(totals.knownCost).toBeCloseTo(240e-6, 12);
     const byRole = llm.ledger.byRole();
     expect(Object.keys(byRole)).toEqual(['answerer', 'judge']);
@@ -338,7 +353,10 @@ describe('ledger', () => {
 
 describe('budget', () => {
   it('refuses a call that would cross the token budget, without sending it', async () => {
-    const llm = await setup({ handler: () => ({ content: 'ok', usage: { prompt_tokens: 150, completion_tokens: 50 } }) }, { budget: { maxTokens: 250 } });
+    const llm = await setup(
+      { handler: () => ({ content: 'ok', usage: { prompt_tokens: 150, completion_tokens: 50 } }) },
+      { budget: { maxTokens: 250 } },
+    );
     await llm.complete({ role: 'answerer', messages: ask, maxTokens: 20 });
     expect(llm.budget.spent.tokens).toBe(200);
     const err = await llm.complete({ role: 'answerer', messages: ask, maxTokens: 50 }).catch((e: unknown) => e);
@@ -350,7 +368,10 @@ describe('budget', () => {
 
   it('refuses by dollars using the price and maxTokens', async () => {
     // $1000 per 1M tokens = $0.001 a token; 100 completion tokens alone are $0.10
-    const llm = await setup({ handler: () => ({ content: 'ok' }) }, { prices: { 'gpt-4o-mini': { prompt: 1000, completion: 1000 } }, models: { answerer: 'gpt-4o-mini' }, budget: { maxDollars: 0.05 } });
+    const llm = await setup(
+      { handler: () => ({ content: 'ok' }) },
+      { prices: { 'gpt-4o-mini': { prompt: 1000, completion: 1000 } }, models: { answerer: 'gpt-4o-mini' }, budget: { maxDollars: 0.05 } },
+    );
     const err = await llm.complete({ role: 'answerer', messages: ask, maxTokens: 100 }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'E_BUDGET', limit: 'dollars' });
     expect(server.chatRequests()).toHaveLength(0);
@@ -367,8 +388,13 @@ describe('budget', () => {
   });
 
   it('stops schema repairs at the budget and records what was spent', async () => {
-    const llm = await setup({ handler: () => ({ content: 'not json', usage: { prompt_tokens: 100, completion_tokens: 100 } }) }, { budget: { maxTokens: 300 } });
-    const err = await llm.structured({ role: 'answerer', messages: ask, schema: Answer, schemaName: 'answer', maxTokens: 50 }).catch((e: unknown) => e);
+    const llm = await setup(
+      { handler: () => ({ content: 'not json', usage: { prompt_tokens: 100, completion_tokens: 100 } }) },
+      { budget: { maxTokens: 300 } },
+    );
+    const err = await llm
+      .structured({ role: 'answerer', messages: ask, schema: Answer, schemaName: 'answer', maxTokens: 50 })
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'E_BUDGET' });
     expect(server.chatRequests()).toHaveLength(1);
     expect(llm.ledger.entries[0]).toMatchObject({ ok: false, error: 'E_BUDGET', promptTokens: 100, attempts: 1 });
@@ -378,7 +404,9 @@ describe('budget', () => {
 describe('concurrency and requests', () => {
   it('keeps at most `concurrency` requests in flight', async () => {
     const llm = await setup({ handler: (_b, i) => ({ delayMs: 40, content: `r${i}` }) }, { concurrency: 2 });
-    const out = await Promise.all(Array.from({ length: 7 }, (_, i) => llm.complete({ role: 'answerer', messages: [{ role: 'user', content: `q${i}` }] })));
+    const out = await Promise.all(
+      Array.from({ length: 7 }, (_, i) => llm.complete({ role: 'answerer', messages: [{ role: 'user', content: `q${i}` }] })),
+    );
     expect(out).toHaveLength(7);
     expect(server.chatRequests()).toHaveLength(7);
     expect(server.maxInFlight).toBe(2);
@@ -416,10 +444,24 @@ describe('configuration', () => {
 
   it('reads settings from the environment, lets overrides win, and rejects bad values', () => {
     const cfg = loadLlmConfig(
-      { OPENAI_API_KEY: 'k', MEMSTEER_LLM_RETRIES: '0', MEMSTEER_LLM_CONCURRENCY: '8', MEMSTEER_LLM_CACHE: 'off', MEMSTEER_LLM_BUDGET_TOKENS: '5000', MEMSTEER_MODEL_READER: 'r' },
+      {
+        OPENAI_API_KEY: 'k',
+        MEMSTEER_LLM_RETRIES: '0',
+        MEMSTEER_LLM_CONCURRENCY: '8',
+        MEMSTEER_LLM_CACHE: 'off',
+        MEMSTEER_LLM_BUDGET_TOKENS: '5000',
+        MEMSTEER_MODEL_READER: 'r',
+      },
       { concurrency: 2, budget: { maxDollars: 3 }, models: { proposer: 'p' } },
     );
-    expect(cfg).toMatchObject({ apiKey: 'k', retries: 0, concurrency: 2, cache: false, budget: { maxTokens: 5000, maxDollars: 3 }, models: { reader: 'r', proposer: 'p' } });
+    expect(cfg).toMatchObject({
+      apiKey: 'k',
+      retries: 0,
+      concurrency: 2,
+      cache: false,
+      budget: { maxTokens: 5000, maxDollars: 3 },
+      models: { reader: 'r', proposer: 'p' },
+    });
     expect(cfg.timeoutMs).toBe(60_000);
     expect(() => loadLlmConfig({ MEMSTEER_LLM_RETRIES: 'three' })).toThrow(/MEMSTEER_LLM_RETRIES/);
     expect(() => loadLlmConfig({}, { concurrency: 0 })).toThrow(expect.objectContaining({ code: 'E_LLM_CONFIG' }));
@@ -429,7 +471,10 @@ describe('configuration', () => {
 
 describe('embeddings', () => {
   it('embeds in order, caches per text, and books the call', async () => {
-    const llm = await setup({ embeddingDimensions: 6 }, { embeddingModel: 'text-embedding-3-small', cacheDir: dir, prices: { 'text-embedding-3-small': { prompt: 0.02, completion: 0 } } });
+    const llm = await setup(
+      { embeddingDimensions: 6 },
+      { embeddingModel: 'text-embedding-3-small', cacheDir: dir, prices: { 'text-embedding-3-small': { prompt: 0.02, completion: 0 } } },
+    );
     expect(llm.hasEmbeddings()).toBe(true);
     const a = await llm.embed({ texts: ['alpha', 'beta'] });
     expect(a.vectors).toHaveLength(2);

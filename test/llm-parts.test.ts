@@ -1,6 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { BudgetExceededError, Budget, Ledger, Limiter, backoffDelay, cacheKey, costOf, estimateCall, parseRetryAfter, parseStructured, redactLlmConfig, loadLlmConfig, toResponseSchema } from '../src/llm/index.ts';
+import {
+  BudgetExceededError,
+  Budget,
+  Ledger,
+  Limiter,
+  backoffDelay,
+  cacheKey,
+  costOf,
+  estimateCall,
+  parseRetryAfter,
+  parseStructured,
+  redactLlmConfig,
+  loadLlmConfig,
+  toResponseSchema,
+} from '../src/llm/index.ts';
 import { isStrictCompatible } from '../src/llm/structured.ts';
 import { countTokens } from '../src/text/text.ts';
 
@@ -44,7 +58,9 @@ describe('cacheKey', () => {
   it('is stable under key order and undefined fields, and changes with any request field', () => {
     const k = cacheKey(base);
     expect(k).toMatch(/^[0-9a-f]{64}$/);
-    expect(cacheKey({ temperature: 0, messages: [{ content: 'hi', role: 'user' }], model: 'm', baseURL: 'http://x/v1', maxTokens: undefined })).toBe(k);
+    expect(
+      cacheKey({ temperature: 0, messages: [{ content: 'hi', role: 'user' }], model: 'm', baseURL: 'http://x/v1', maxTokens: undefined }),
+    ).toBe(k);
     expect(cacheKey({ ...base, model: 'n' })).not.toBe(k);
     expect(cacheKey({ ...base, baseURL: 'http://y/v1' })).not.toBe(k);
     expect(cacheKey({ ...base, maxTokens: 5 })).not.toBe(k);
@@ -134,7 +150,17 @@ describe('Budget', () => {
 describe('Ledger', () => {
   it('keeps cost null in totals once any billed call is unpriced', () => {
     const l = new Ledger();
-    const base = { model: 'm', kind: 'complete' as const, completionTokens: 1, cachedTokens: 0, latencyMs: 1, cached: false, attempts: 1, ok: true, at: new Date(0).toISOString() };
+    const base = {
+      model: 'm',
+      kind: 'complete' as const,
+      completionTokens: 1,
+      cachedTokens: 0,
+      latencyMs: 1,
+      cached: false,
+      attempts: 1,
+      ok: true,
+      at: new Date(0).toISOString(),
+    };
     l.record({ ...base, role: 'judge', promptTokens: 10, cost: 0.5 });
     expect(l.totals().cost).toBe(0.5);
     l.record({ ...base, role: 'reader', promptTokens: 10, cost: null });

@@ -17,7 +17,12 @@ describe('openai test server', () => {
     const client = new OpenAI({ apiKey: 'sk-test', baseURL: server.baseURL, maxRetries: 0 });
     const a = await client.chat.completions.create({ model: 'm1', messages: [{ role: 'user', content: 'hi' }] });
     expect(a.choices[0]!.message.content).toBe('first');
-    expect(a.usage).toMatchObject({ prompt_tokens: 11, completion_tokens: 3, total_tokens: 14, prompt_tokens_details: { cached_tokens: 5 } });
+    expect(a.usage).toMatchObject({
+      prompt_tokens: 11,
+      completion_tokens: 3,
+      total_tokens: 14,
+      prompt_tokens_details: { cached_tokens: 5 },
+    });
     const b = await client.chat.completions.create({ model: 'm2', messages: [{ role: 'user', content: 'yo' }] });
     expect(JSON.parse(b.choices[0]!.message.content!)).toEqual({ echo: 'yo', i: 1 });
     expect(b.model).toBe('m2');

@@ -3,11 +3,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { applyAndCheck } from '../src/design/apply-edits.ts';
 import { compileDesign } from '../src/design/compile.ts';
-import { createSandbox } from '../src/evaluate/sandbox-runner.ts';
-import { createHostTools } from '../src/evaluate/host-tools/host-tools.ts';
+import { createSandbox } from '../src/isolate/sandbox-runner.ts';
+import { createHostTools } from '../src/isolate/host-tools/host-tools.ts';
 import { MUTATION_OPERATORS } from '../src/optimize/proposers/mutation-catalog.ts';
 import { createMutationProposer, declaredNames, numericConstants } from '../src/optimize/proposers/offline-mutation.ts';
-import { createRng } from '../src/optimize/rng.ts';
+import { createRng } from '../src/util/rng.ts';
 import type { SourceRecord } from '../sandbox/contract.ts';
 import type { Diagnosis } from '../src/diagnose/diagnosis.ts';
 
@@ -16,10 +16,24 @@ const seed = readFileSync(join(root, 'seeds/base-bm25.ts'), 'utf8');
 
 // Two short sessions: the answer to "when did Ana adopt the dog" sits in a turn that shares no word with the question.
 const records: SourceRecord[] = [
-  { id: 'D1:1', kind: 'turn', text: 'I finally adopted a dog from the shelter!', speaker: 'Ana', thread: 's1', time: '2023-05-08T13:00:00' },
+  {
+    id: 'D1:1',
+    kind: 'turn',
+    text: 'I finally adopted a dog from the shelter!',
+    speaker: 'Ana',
+    thread: 's1',
+    time: '2023-05-08T13:00:00',
+  },
   { id: 'D1:2', kind: 'turn', text: 'That is wonderful, what breed?', speaker: 'Ben', thread: 's1', time: '2023-05-08T13:01:00' },
   { id: 'D1:3', kind: 'turn', text: 'A beagle named Pepper.', speaker: 'Ana', thread: 's1', time: '2023-05-08T13:02:00' },
-  { id: 'D2:1', kind: 'turn', text: 'I went hiking in the mountains last weekend.', speaker: 'Ben', thread: 's2', time: '2023-06-10T09:00:00' },
+  {
+    id: 'D2:1',
+    kind: 'turn',
+    text: 'I went hiking in the mountains last weekend.',
+    speaker: 'Ben',
+    thread: 's2',
+    time: '2023-06-10T09:00:00',
+  },
   { id: 'D2:2', kind: 'turn', text: 'The weather was great and we saw a lake.', speaker: 'Ben', thread: 's2', time: '2023-06-10T09:01:00' },
   { id: 'D2:3', kind: 'turn', text: 'Sounds lovely. Pepper would love a lake.', speaker: 'Ana', thread: 's2', time: '2023-06-10T09:02:00' },
 ];
@@ -48,7 +62,14 @@ describe('offline mutation catalog', () => {
   it.each(MUTATION_OPERATORS.map((op) => [op.name, op] as const))('%s applies to base-bm25, compiles and runs', async (_name, op) => {
     const names = declaredNames(seed);
     expect(op.requires.every((n) => names.has(n))).toBe(true);
-    const checked = await applyAndCheck(seed, op.edits((n) => names.has(n), (m) => seed.includes(m)), compileDesign);
+    const checked = await applyAndCheck(
+      seed,
+      op.edits(
+        (n) => names.has(n),
+        (m) => seed.includes(m),
+      ),
+      compileDesign,
+    );
     if (!checked.ok) throw new Error(JSON.stringify(checked));
     expect(checked.source).toContain(op.marker);
     const out = await run(checked.source, 'What breed is the dog Ana adopted?');
@@ -62,7 +83,14 @@ describe('offline mutation catalog', () => {
     const chain = MUTATION_OPERATORS.filter((op) => op.name !== 'dedupe-packing');
     for (const op of chain) {
       const names = declaredNames(source);
-      const checked = await applyAndCheck(source, op.edits((n) => names.has(n), (m) => source.includes(m)), compileDesign);
+      const checked = await applyAndCheck(
+        source,
+        op.edits(
+          (n) => names.has(n),
+          (m) => source.includes(m),
+        ),
+        compileDesign,
+      );
       if (!checked.ok) throw new Error(`${op.name}: ${JSON.stringify(checked)}`);
       source = checked.source;
     }
@@ -82,7 +110,14 @@ describe('offline mutation catalog', () => {
     const seen = new Set<string>();
     const rng = createRng(7);
     for (let i = 0; i < 12; i++) {
-      const p = await proposer.propose({ parent: { id: 'p0', source: seed, score: 0, scores: {} }, diagnosis, failures: [], revisions, objective: 'evidence', rng });
+      const p = await proposer.propose({
+        parent: { id: 'p0', source: seed, score: 0, scores: {} },
+        diagnosis,
+        failures: [],
+        revisions,
+        objective: 'evidence',
+        rng,
+      });
       if (!p) break;
       if (i < 3) expect(p.target).toBe('answering');
       expect(seen.has(p.operator!)).toBe(false);

@@ -32,7 +32,9 @@ beforeAll(async () => {
     ],
   });
   // The environment is ignored ({}): only the proposer role has a model.
-  client = createLlmClient(loadLlmConfig({}, { apiKey: 'sk-test', baseURL: server.baseURL, models: { proposer: PROPOSER_MODEL }, retries: 0 }));
+  client = createLlmClient(
+    loadLlmConfig({}, { apiKey: 'sk-test', baseURL: server.baseURL, models: { proposer: PROPOSER_MODEL }, retries: 0 }),
+  );
   report = await runOptimize({
     out: join(run.dir, 'run'),
     llm: client,

@@ -176,7 +176,10 @@ describe('runSearch with broken proposals', () => {
 
   const fusion = MUTATION_OPERATORS.find((op) => op.name === 'session-fusion')!;
   const names = declaredNames(seedSource);
-  const goodEdits: EditOp[] = fusion.edits((n) => names.has(n), (m) => seedSource.includes(m));
+  const goodEdits: EditOp[] = fusion.edits(
+    (n) => names.has(n),
+    (m) => seedSource.includes(m),
+  );
 
   beforeAll(async () => {
     pool = createEvalPool({ size: 2 });
@@ -201,10 +204,20 @@ describe('runSearch with broken proposals', () => {
     });
     proposer = scriptedProposer([
       // iteration 1, attempt 0: a name the design does not have
-      { edits: [{ op: 'set-constant', name: 'NO_SUCH_CONSTANT', value: 3 }], rationale: 'tune a constant that does not exist', target: 'retrieval' },
+      {
+        edits: [{ op: 'set-constant', name: 'NO_SUCH_CONSTANT', value: 3 }],
+        rationale: 'tune a constant that does not exist',
+        target: 'retrieval',
+      },
       // iteration 1, attempt 1 (repair): applies, but returns a number where a string is due
       {
-        edits: [{ op: 'replace-function', name: 'stamp', code: 'function stamp(time: string | undefined): string {\n  return time ? time.length : 0;\n}' }],
+        edits: [
+          {
+            op: 'replace-function',
+            name: 'stamp',
+            code: 'function stamp(time: string | undefined): string {\n  return time ? time.length : 0;\n}',
+          },
+        ],
         rationale: 'shorter stamps',
         target: 'answering',
       },

@@ -23,7 +23,10 @@ import { SEED_PATH, prepareDefaultRun, type DefaultRun } from './fixtures/optimi
 
 const seedSource = readFileSync(SEED_PATH, 'utf8');
 const names = declaredNames(seedSource);
-const fusionEdits: EditOp[] = MUTATION_OPERATORS.find((op) => op.name === 'session-fusion')!.edits((n) => names.has(n), (m) => seedSource.includes(m));
+const fusionEdits: EditOp[] = MUTATION_OPERATORS.find((op) => op.name === 'session-fusion')!.edits(
+  (n) => names.has(n),
+  (m) => seedSource.includes(m),
+);
 
 /** Iteration 1: a good reply; iteration 2 (the last): a bad reply, then its repair. */
 const script = (): Proposal[] => [

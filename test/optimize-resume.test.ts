@@ -85,7 +85,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 function cacheFiles(dir: string): Map<string, number> {
   const cache = join(dir, 'eval-cache');
   if (!existsSync(cache)) return new Map();
-  return new Map(readdirSync(cache).filter((f) => f.endsWith('.json')).map((f) => [f, statSync(join(cache, f)).mtimeMs]));
+  return new Map(
+    readdirSync(cache)
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => [f, statSync(join(cache, f)).mtimeMs]),
+  );
 }
 
 function report(exit: Exit): OptimizeReport {
@@ -110,15 +114,21 @@ beforeAll(async () => {
   dir2 = join(run.dir, 'run2');
   const flags = (out: string) => [
     'optimize',
-    '--history', run.source,
-    '--supervision', run.supervisionPath,
-    '--iterations', String(ITERATIONS),
+    '--history',
+    run.source,
+    '--supervision',
+    run.supervisionPath,
+    '--iterations',
+    String(ITERATIONS),
     '--offline',
-    '--limit', String(LIMIT),
+    '--limit',
+    String(LIMIT),
     // The official-QA test after the search is not what this file is about; one small category keeps it quick.
-    '--test-categories', 'misleading',
+    '--test-categories',
+    'misleading',
     '--json',
-    '--out', out,
+    '--out',
+    out,
   ];
 
   // The uninterrupted run with the same flags goes alongside; it shares nothing with the other one.
@@ -158,7 +168,7 @@ afterAll(() => {
 });
 
 describe('optimize killed with SIGKILL and resumed', () => {
-  it('was killed mid-evaluation of iteration ' + KILL_AT, () => {
+  it(`was killed mid-evaluation of iteration ${KILL_AT}`, () => {
     expect(killed.signal).toBe('SIGKILL');
     // The killed run's sandbox processes went away with it (seen through /proc where there is one).
     if (existsSync('/proc')) expect(poolAtKill).toBeGreaterThan(0);
@@ -189,7 +199,11 @@ describe('optimize killed with SIGKILL and resumed', () => {
   });
 
   it('loses no accepted program', () => {
-    const final = new Map(openArchive(dir1).loadState().programs.map((p) => [p.id, p]));
+    const final = new Map(
+      openArchive(dir1)
+        .loadState()
+        .programs.map((p) => [p.id, p]),
+    );
     expect(atKill.accepted.length).toBeGreaterThanOrEqual(1);
     for (const p of atKill.accepted) {
       expect(final.get(p.id)?.status).toBe('accepted');

@@ -6,7 +6,7 @@ import type { SourceRecord } from '../sandbox/contract.ts';
 import { compileDesign } from '../src/design/compile.ts';
 import { createEvalPool, evaluateProgram, type EvalPool, type EvaluationResult } from '../src/evaluate/evaluate.ts';
 import { evalAnswererFrom, evalScorerFrom, summarizeTraces } from '../src/evaluate/eval-adapters.ts';
-import type { EvalSummary } from '../src/evaluate/summary.ts';
+import type { EvalSummary } from '../src/scoring/summary.ts';
 import type { History, QAItem } from '../src/history/record.ts';
 
 const FIX = fileURLToPath(new URL('./fixtures/designs/', import.meta.url));
@@ -14,8 +14,22 @@ const HOSTILE = join(FIX, 'hostile');
 const records = JSON.parse(readFileSync(join(FIX, 'records-20.json'), 'utf8')) as SourceRecord[];
 const history: History = { id: 'ana', source: 'test', format: 'jsonl', records, qa: [], unresolvedEvidence: [] };
 const questions: QAItem[] = [
-  { id: 'q1', history: 'ana', question: 'What is the name of the golden retriever puppy?', answer: 'Biscuit', answerType: 'text', evidence: [{ record: 'r01' }] },
-  { id: 'q2', history: 'ana', question: 'What road bike did Ana buy?', answer: 'a blue Cannondale', answerType: 'text', evidence: [{ record: 'r18' }] },
+  {
+    id: 'q1',
+    history: 'ana',
+    question: 'What is the name of the golden retriever puppy?',
+    answer: 'Biscuit',
+    answerType: 'text',
+    evidence: [{ record: 'r01' }],
+  },
+  {
+    id: 'q2',
+    history: 'ana',
+    question: 'What road bike did Ana buy?',
+    answer: 'a blue Cannondale',
+    answerType: 'text',
+    evidence: [{ record: 'r18' }],
+  },
   { id: 'q3', history: 'ana', question: 'Where is Ana moving?', answer: 'Braga', answerType: 'text', evidence: [{ record: 'r11' }] },
 ];
 
@@ -24,7 +38,9 @@ const PROCESS_KILLERS = ['map-bomb.ts', 'set-bomb.ts', 'object-keys-bomb.ts'];
 
 let pool: EvalPool;
 const results = new Map<string, EvaluationResult<EvalSummary>>();
-const hostile = readdirSync(HOSTILE).filter((f) => f.endsWith('.ts')).sort();
+const hostile = readdirSync(HOSTILE)
+  .filter((f) => f.endsWith('.ts'))
+  .sort();
 
 beforeAll(async () => {
   pool = createEvalPool({ size: 2 });
@@ -108,7 +124,10 @@ describe('hostile designs through the pool', () => {
 
   it('reports what happened to each design', () => {
     const outcome = Object.fromEntries(
-      hostile.map((f) => [f, [...new Set(results.get(`hostile/${f}`)!.traces.map((t) => (t.error ? `${t.error.stage}/${t.error.kind}` : 'ok')))].join(',')]),
+      hostile.map((f) => [
+        f,
+        [...new Set(results.get(`hostile/${f}`)!.traces.map((t) => (t.error ? `${t.error.stage}/${t.error.kind}` : 'ok')))].join(','),
+      ]),
     );
     console.info(JSON.stringify(outcome, null, 1));
     expect(Object.keys(outcome)).toHaveLength(hostile.length);

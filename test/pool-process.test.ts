@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
-import { createPool, describeExit, PoolTaskError, type ProcessPool } from '../src/evaluate/pool.ts';
+import { createPool, describeExit, PoolTaskError, type ProcessPool } from '../src/pool/pool.ts';
 
 const JOBS = fileURLToPath(new URL('./fixtures/pool/jobs.ts', import.meta.url));
 
@@ -167,7 +167,8 @@ describe('process pool', () => {
 
 describe('describeExit', () => {
   it('picks the OOM line out of V8 noise', () => {
-    const tail = '<--- Last few GCs --->\n[1:0x1] 150 ms: Mark-Compact\nFATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory\n 1: 0xb0 node::Abort()';
+    const tail =
+      '<--- Last few GCs --->\n[1:0x1] 150 ms: Mark-Compact\nFATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory\n 1: 0xb0 node::Abort()';
     expect(describeExit(null, 'SIGABRT', tail)).toBe(
       'sandbox process killed by SIGABRT: FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory',
     );

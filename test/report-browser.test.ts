@@ -28,7 +28,16 @@ const SEED = resolve(fileURLToPath(new URL('..', import.meta.url)), 'seeds', 'ba
 /** Supervision items per split: enough that this run accepts a proposal (one of three, measured). */
 const LIMIT = 60;
 const SCREENSHOT = join(tmpdir(), 'memsteer-report-browser.png');
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 interface Opened {
   page: Page;
@@ -78,7 +87,8 @@ let fx: ReportFixture;
 let context: BrowserContext;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: install Debian's chromium (apt-get install -y chromium) or set MEMSTEER_CHROMIUM`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} not found: install Debian's chromium (apt-get install -y chromium) or set MEMSTEER_CHROMIUM`);
   work = mkdtempSync(join(tmpdir(), 'memsteer-report-browser-'));
   const [history] = await loadHistories(DEFAULT_SOURCE);
   const generated = await generateSupervision(history!, { mode: 'offline', n: 120, val: 0.5, seed: 1 });
@@ -86,7 +96,10 @@ beforeAll(async () => {
   writeJsonl(supervision, generated.items, QAItemSchema);
   trainItems = Math.min(LIMIT, generated.items.filter((q) => q.split === 'train').length);
   runDir = join(work, 'run');
-  await runOptimize({ out: runDir, config: { history: DEFAULT_SOURCE, supervision, seed: SEED, iterations: 3, offline: true, limit: LIMIT, testCategories: ['fact'] } });
+  await runOptimize({
+    out: runDir,
+    config: { history: DEFAULT_SOURCE, supervision, seed: SEED, iterations: 3, offline: true, limit: LIMIT, testCategories: ['fact'] },
+  });
   fx = writeReportFixture('report-browser');
   context = await chromium.launchPersistentContext(mkdtempSync(join(work, 'profile-')), {
     executablePath: CHROMIUM,
@@ -128,7 +141,8 @@ function canvases(page: Page): Promise<CanvasState[]> {
       let painted = 0;
       for (let i = 3; i < pixels.length; i += 4) if (pixels[i]! > 0) painted++;
       const chart = g.Chart.getChart(c);
-      const value = (v: unknown) => (typeof v === 'number' ? v : v && typeof v === 'object' && 'y' in v ? Number((v as { y: number }).y) : 0);
+      const value = (v: unknown) =>
+        typeof v === 'number' ? v : v && typeof v === 'object' && 'y' in v ? Number((v as { y: number }).y) : 0;
       return {
         id: c.id,
         width: c.width,
@@ -136,7 +150,11 @@ function canvases(page: Page): Promise<CanvasState[]> {
         painted,
         hasChart: chart !== undefined,
         labels: (chart?.data.labels ?? []).map(String),
-        datasets: (chart?.data.datasets ?? []).map((d) => ({ label: d.label ?? '', points: d.data.filter((v) => v !== null).length, sum: d.data.reduce<number>((a, v) => a + value(v), 0) })),
+        datasets: (chart?.data.datasets ?? []).map((d) => ({
+          label: d.label ?? '',
+          points: d.data.filter((v) => v !== null).length,
+          sum: d.data.reduce<number>((a, v) => a + value(v), 0),
+        })),
       };
     });
   });
@@ -211,7 +229,11 @@ describe('report of the fixture archive, in headless Chromium', () => {
     expect(opened.problems).toEqual([]);
     const result = await opened.page.evaluate(() => {
       const g = globalThis as unknown as PageGlobals;
-      return { xss: g.__xss ?? null, images: g.document.querySelectorAll('img').length, rationale: g.document.querySelector('.revision .rationale')?.textContent ?? '' };
+      return {
+        xss: g.__xss ?? null,
+        images: g.document.querySelectorAll('img').length,
+        rationale: g.document.querySelector('.revision .rationale')?.textContent ?? '',
+      };
     });
     expect(result).toEqual({ xss: null, images: 0, rationale: `widen TOP_K ${HOSTILE}` });
   });

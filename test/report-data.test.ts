@@ -9,7 +9,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openArchive } from '../src/archive/index.ts';
 import { captureIO } from '../src/cli/io.ts';
 import { main } from '../src/cli/main.ts';
-import { OFFICIAL_TRACES_DIR, buildReportData, escapeHtml, jsonForScript, renderReport, writeReport, type ReportData } from '../src/report/index.ts';
+import {
+  OFFICIAL_TRACES_DIR,
+  buildReportData,
+  escapeHtml,
+  jsonForScript,
+  renderReport,
+  writeReport,
+  type ReportData,
+} from '../src/report/index.ts';
 import { HOSTILE, writeReportFixture, type ReportFixture } from './report-fixture.ts';
 
 let fx: ReportFixture;
@@ -112,7 +120,15 @@ describe('buildReportData', () => {
       const d = buildReportData(openArchive(other.dir));
       const best = d.scores.entries.find((e) => e.split === 'test' && e.role === 'best')!;
       expect(best).toMatchObject({ program: other.ids.fused, source: 'summary', perCategory: {} });
-      expect(best.overall).toEqual({ n: 3, accuracy: 0.5, f1: 0.5, recallAt10: 0.95, contextRecall: 0.9, locomoF1: null, marginalUtility: null });
+      expect(best.overall).toEqual({
+        n: 3,
+        accuracy: 0.5,
+        f1: 0.5,
+        recallAt10: 0.95,
+        contextRecall: 0.9,
+        locomoF1: null,
+        marginalUtility: null,
+      });
       expect(d.scores.entries.find((e) => e.split === 'test' && e.role === 'seed')!.source).toBe('traces');
     } finally {
       rmSync(dirname(other.dir), { recursive: true, force: true });
@@ -122,7 +138,14 @@ describe('buildReportData', () => {
   it('splits tokens between proposer and answerer, and calls unpriced dollars unknown', () => {
     expect(data.cost.roles).toEqual([
       { role: 'proposer', model: 'gpt-test', promptTokens: 500, completionTokens: 100, dollars: null, ms: 2000 },
-      { role: 'answerer (validation runs)', model: 'extractive-reader, judge f1-threshold', promptTokens: 40, completionTokens: 8, dollars: null, ms: 10000 },
+      {
+        role: 'answerer (validation runs)',
+        model: 'extractive-reader, judge f1-threshold',
+        promptTokens: 40,
+        completionTokens: 8,
+        dollars: null,
+        ms: 10000,
+      },
     ]);
     expect(data.cost.total).toMatchObject({ promptTokens: 540, completionTokens: 108, dollars: null });
     expect(data.cost.perIteration.map((r) => [r.iteration, r.tokens])).toEqual([

@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createArchive, type Archive, type ProgramRecord, type Scores } from '../src/archive/index.ts';
 import type { Diagnosis } from '../src/diagnose/diagnosis.ts';
-import { QuestionTraceSchema } from '../src/evaluate/trace-schema.ts';
-import type { QuestionTrace } from '../src/evaluate/trace.ts';
+import { QuestionTraceSchema } from '../src/scoring/trace-schema.ts';
+import type { QuestionTrace } from '../src/scoring/trace.ts';
 import { testScoresEvent } from '../src/export/test-scores.ts';
 import { OFFICIAL_TRACES_DIR } from '../src/report/index.ts';
 import { writeJsonl } from '../src/util/jsonl.ts';
@@ -59,7 +59,13 @@ export function trace(question: string, category: string, recall: number, tokens
     contextText: 'context',
     answer: recall === 1 ? 'yes' : 'no',
     reference: 'yes',
-    scores: { correct: recall === 1, correctBy: 'exact', f1: recall === 1 ? 1 : 0, recallAt: { '1': recall, '5': recall, '10': recall }, contextRecall: recall },
+    scores: {
+      correct: recall === 1,
+      correctBy: 'exact',
+      f1: recall === 1 ? 1 : 0,
+      recallAt: { '1': recall, '5': recall, '10': recall },
+      contextRecall: recall,
+    },
     timeMs: { store: 1, retrieve: 1, context: 1, answer: 1 },
     toolCalls: {},
     ...(tokens ? { llmTokens: tokens } : {}),
@@ -68,7 +74,12 @@ export function trace(question: string, category: string, recall: number, tokens
 
 /** Four validation traces: two single-hop, two temporal, with the given context recalls. */
 function traces(r: [number, number, number, number], tokens?: { prompt: number; completion: number }): QuestionTrace[] {
-  return [trace('q1', 'single-hop', r[0], tokens), trace('q2', 'single-hop', r[1], tokens), trace('q3', 'temporal', r[2], tokens), trace('q4', 'temporal', r[3], tokens)];
+  return [
+    trace('q1', 'single-hop', r[0], tokens),
+    trace('q2', 'single-hop', r[1], tokens),
+    trace('q3', 'temporal', r[2], tokens),
+    trace('q4', 'temporal', r[3], tokens),
+  ];
 }
 
 function scores(ts: QuestionTrace[]): Scores {
@@ -116,13 +127,26 @@ export function writeReportFixture(prefix = 'report'): ReportFixture {
     },
     { now: () => new Date((t += 1000)) },
   );
-  const evaluate = (p: ProgramRecord, ts: QuestionTrace[], accepted: boolean, against: string | null, cost?: { promptTokens: number; completionTokens: number }) => {
+  const evaluate = (
+    p: ProgramRecord,
+    ts: QuestionTrace[],
+    accepted: boolean,
+    against: string | null,
+    cost?: { promptTokens: number; completionTokens: number },
+  ) => {
     archive.recordEvaluation(p.id, { scores: scores(ts), traces: ts, cost: { evaluateMs: 2000, ...cost } });
     const before = against ? archive.get(against).scores!.value : 0;
     archive.recordDecision(p.id, { accepted, reason: accepted ? 'better' : 'not better', against, delta: scores(ts).value - before });
   };
 
-  const seed = archive.addProgram({ kind: 'seed', iteration: 0, parent: null, source: SOURCES.seed, proposer: 'seed:seeds/base-bm25.ts', rationale: 'seed seeds/base-bm25.ts' });
+  const seed = archive.addProgram({
+    kind: 'seed',
+    iteration: 0,
+    parent: null,
+    source: SOURCES.seed,
+    proposer: 'seed:seeds/base-bm25.ts',
+    rationale: 'seed seeds/base-bm25.ts',
+  });
   evaluate(seed, traces([1, 0, 1, 0]), true, null);
   archive.recordDiagnosis(seed.id, diagnosis(30, 10, 20));
 
@@ -176,7 +200,14 @@ export function writeReportFixture(prefix = 'report'): ReportFixture {
   archive.recordDiagnosis(fused.id, diagnosis(12, 8, 40));
   archive.appendEvent({ type: 'iteration-finished', iteration: 3, best: fused.id, bestScore: 0.875 });
 
-  const greedy = archive.addProgram({ iteration: 4, parent: fused.id, source: SOURCES.greedy, proposer: 'offline-mutation:set-constant', rationale: 'more units', edits: [] });
+  const greedy = archive.addProgram({
+    iteration: 4,
+    parent: fused.id,
+    source: SOURCES.greedy,
+    proposer: 'offline-mutation:set-constant',
+    rationale: 'more units',
+    edits: [],
+  });
   evaluate(greedy, traces([1, 0.5, 1, 0]), false, fused.id);
   archive.appendEvent({ type: 'iteration-finished', iteration: 4, best: fused.id, bestScore: 0.875 });
   archive.appendEvent({ type: 'run-stopped', reason: 'reached 4 iterations' });
@@ -187,7 +218,13 @@ export function writeReportFixture(prefix = 'report'): ReportFixture {
   writeJsonl(join(dir, OFFICIAL_TRACES_DIR, `${fused.id}.jsonl`), official([1, 1, 0]), QuestionTraceSchema);
   // The aggregates the optimizer records (deliberately unlike the traces, so a test can tell which one was read).
   archive.appendEvent(testScoresEvent({ program: seed.id, value: 0.3, n: 3, metrics: { contextRecall: 0.3, accuracy: 0.25, f1: 0.25 } }));
-  archive.appendEvent(testScoresEvent({ program: fused.id, value: 0.9, n: 3, metrics: { contextRecall: 0.9, 'recall@10': 0.95, accuracy: 0.5, f1: 0.5 } }));
+  archive.appendEvent(
+    testScoresEvent({ program: fused.id, value: 0.9, n: 3, metrics: { contextRecall: 0.9, 'recall@10': 0.95, accuracy: 0.5, f1: 0.5 } }),
+  );
 
-  return { dir, archive, ids: { seed: seed.id, wider: wider.id, narrow: narrow.id, invalid: invalid.id, fused: fused.id, greedy: greedy.id } };
+  return {
+    dir,
+    archive,
+    ids: { seed: seed.id, wider: wider.id, narrow: narrow.id, invalid: invalid.id, fused: fused.id, greedy: greedy.id },
+  };
 }

@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { SourceRecord } from '../sandbox/contract.ts';
 import { compileDesign } from '../src/design/compile.ts';
-import { createHostTools } from '../src/evaluate/host-tools/host-tools.ts';
-import { createSandbox } from '../src/evaluate/sandbox-runner.ts';
-import type { HostToolsOptions, Sandbox, SandboxLimits } from '../src/evaluate/sandbox-api.ts';
+import { createHostTools } from '../src/isolate/host-tools/host-tools.ts';
+import { createSandbox } from '../src/isolate/sandbox-runner.ts';
+import type { HostToolsOptions, Sandbox, SandboxLimits } from '../src/isolate/sandbox-api.ts';
 import { countTokens } from '../src/text/text.ts';
 
 const RECORDS: SourceRecord[] = JSON.parse(readFileSync(new URL('./fixtures/designs/records-20.json', import.meta.url), 'utf8'));

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { buildBm25Index } from '../src/evaluate/host-tools/bm25-index.ts';
-import { bm25CacheStats, clearBm25Cache, createHostTools } from '../src/evaluate/host-tools/host-tools.ts';
-import { localEmbedding, LOCAL_EMBEDDING_DIM } from '../src/evaluate/host-tools/local-embedding.ts';
-import { fitToBudget, truncateToTokens } from '../src/evaluate/host-tools/text-budget.ts';
+import { buildBm25Index } from '../src/isolate/host-tools/bm25-index.ts';
+import { bm25CacheStats, clearBm25Cache, createHostTools } from '../src/isolate/host-tools/host-tools.ts';
+import { localEmbedding, LOCAL_EMBEDDING_DIM } from '../src/isolate/host-tools/local-embedding.ts';
+import { fitToBudget, truncateToTokens } from '../src/isolate/host-tools/text-budget.ts';
 import { countTokens } from '../src/text/text.ts';
 
 const DOCS = [
@@ -97,7 +97,9 @@ describe('local embedding (hashed word and character n-grams)', () => {
   });
 
   it('normalises an injected embedder and rejects a wrong dimension', async () => {
-    const tools = createHostTools({ embedder: { model: 'fake', dim: 2, embed: async (texts) => texts.map((t) => (t === 'bad' ? [1] : [3, 4])) } });
+    const tools = createHostTools({
+      embedder: { model: 'fake', dim: 2, embed: async (texts) => texts.map((t) => (t === 'bad' ? [1] : [3, 4])) },
+    });
     expect(tools.embedModel).toBe('fake');
     tools.beginCall('store', Number.POSITIVE_INFINITY);
     expect(await tools.embed(['x'])).toEqual([[0.6, 0.8]]);

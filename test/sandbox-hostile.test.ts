@@ -4,9 +4,9 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { SourceRecord } from '../sandbox/contract.ts';
 import { compileDesign } from '../src/design/compile.ts';
-import { createHostTools } from '../src/evaluate/host-tools/host-tools.ts';
-import { createSandbox } from '../src/evaluate/sandbox-runner.ts';
-import type { Sandbox, SandboxLimits } from '../src/evaluate/sandbox-api.ts';
+import { createHostTools } from '../src/isolate/host-tools/host-tools.ts';
+import { createSandbox } from '../src/isolate/sandbox-runner.ts';
+import type { Sandbox, SandboxLimits } from '../src/isolate/sandbox-api.ts';
 
 const RECORDS: SourceRecord[] = JSON.parse(readFileSync(new URL('./fixtures/designs/records-20.json', import.meta.url), 'utf8'));
 const hostile = (name: string): URL => new URL(`./fixtures/designs/hostile/${name}.ts`, import.meta.url);
@@ -85,7 +85,18 @@ describe('hostile designs contained in-process', () => {
     const r = await s.store(RECORDS);
     expect(r.ok).toBe(true);
     const found = Object.fromEntries(r.log.map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1)]));
-    for (const name of ['process', 'require', 'fetch', 'Buffer', 'setTimeout', 'setInterval', 'WebAssembly', 'SharedArrayBuffer', 'Atomics', 'module']) {
+    for (const name of [
+      'process',
+      'require',
+      'fetch',
+      'Buffer',
+      'setTimeout',
+      'setInterval',
+      'WebAssembly',
+      'SharedArrayBuffer',
+      'Atomics',
+      'module',
+    ]) {
       expect(found[name], name).toBe('undefined');
     }
     expect(found.eval).toBe('undefined/undefined');
@@ -164,7 +175,11 @@ describe('hostile designs contained in-process', () => {
     const ok = await s.retrieve(q('fine'));
     expect(ok.ok).toBe(true);
     const textNumber = await s.context(q('text-number'), [], { tokens: 10 });
-    expect(!textNumber.ok && textNumber.failure).toMatchObject({ stage: 'context', kind: 'malformed', message: 'context.text must be a string' });
+    expect(!textNumber.ok && textNumber.failure).toMatchObject({
+      stage: 'context',
+      kind: 'malformed',
+      message: 'context.text must be a string',
+    });
     const badSources = await s.store([...RECORDS, { id: 'y', kind: 'note', text: 'bad sources' }]);
     expect(!badSources.ok && badSources.failure.message).toMatch(/"no-such-record" is not the id of a stored record/);
     const notMemory = await s.store([...RECORDS, { id: 'z', kind: 'note', text: 'not memory' }]);
@@ -186,7 +201,10 @@ describe('hostile designs that may kill their process (run in a child)', () => {
       timeout: 60_000,
       env: { ...process.env, MEMSTEER_TEST_MEMORY_MB: '64', MEMSTEER_TEST_STORE_MS: String(storeMs) },
     });
-    const lines = run.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { step: string; ok?: boolean; alive?: boolean; failure?: { kind: string; message: string } });
+    const lines = run.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { step: string; ok?: boolean; alive?: boolean; failure?: { kind: string; message: string } });
     return { run, lines };
   };
 

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { answersMatch, isAbstention, normalizeAnswer, normalizeText, parseBoolean, parseNumberAnswer, splitListItems } from '../src/evaluate/answer-match.ts';
-import { addDays, findDates, formatDate, parseExactDate } from '../src/evaluate/date-parse.ts';
+import {
+  answersMatch,
+  isAbstention,
+  normalizeAnswer,
+  normalizeText,
+  parseBoolean,
+  parseNumberAnswer,
+  splitListItems,
+} from '../src/scoring/answer-match.ts';
+import { addDays, findDates, formatDate, parseExactDate } from '../src/text/date-parse.ts';
 
 describe('normalizeText', () => {
   it('lower-cases, strips punctuation and articles, collapses whitespace', () => {

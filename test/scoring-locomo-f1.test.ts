@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { locomoMultiAnswerF1, locomoNormalize, locomoScore, locomoTokenF1 } from '../src/evaluate/locomo-f1.ts';
+import { locomoMultiAnswerF1, locomoNormalize, locomoScore, locomoTokenF1 } from '../src/scoring/locomo-f1.ts';
 
 describe('LoCoMo official scoring', () => {
   it('normalises like normalize_answer (commas, punctuation, a/an/the/and)', () => {

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { QAItem } from '../src/history/record.ts';
 import { pairedBootstrap } from '../src/optimize/strategies/bootstrap.ts';
-import { createRng } from '../src/optimize/rng.ts';
-import { createJudge, type Judge } from '../src/evaluate/judge.ts';
-import { dcgWeights, marginalUtility } from '../src/evaluate/marginal-utility.ts';
-import { contextRecall, recallAtK, tokenF1 } from '../src/evaluate/metrics.ts';
-import { scoreQuestion } from '../src/evaluate/score.ts';
-import { EvalSummarySchema, summarize } from '../src/evaluate/summary.ts';
-import type { QuestionTrace } from '../src/evaluate/trace.ts';
+import { createRng } from '../src/util/rng.ts';
+import { createJudge, type Judge } from '../src/scoring/judge.ts';
+import { dcgWeights, marginalUtility } from '../src/scoring/marginal-utility.ts';
+import { contextRecall, recallAtK, tokenF1 } from '../src/scoring/metrics.ts';
+import { scoreQuestion } from '../src/scoring/score.ts';
+import { EvalSummarySchema, summarize } from '../src/scoring/summary.ts';
+import type { QuestionTrace } from '../src/scoring/trace.ts';
 
 const item = (over: Partial<QAItem>): QAItem => ({
   id: 'q1',
@@ -51,13 +51,21 @@ describe('metrics', () => {
 describe('scoreQuestion', () => {
   it('decides by exact match first and never asks the judge then', async () => {
     const judge = recordingJudge(false);
-    const s = await scoreQuestion(item({}), { rankedRecords: ['D1:3', 'x', 'D2:5'], deliveredRecords: ['D1:3'], answer: 'A guinea pig.' }, { ks: [1, 3], judge });
+    const s = await scoreQuestion(
+      item({}),
+      { rankedRecords: ['D1:3', 'x', 'D2:5'], deliveredRecords: ['D1:3'], answer: 'A guinea pig.' },
+      { ks: [1, 3], judge },
+    );
     expect(s).toEqual({ correct: true, correctBy: 'exact', f1: 1, recallAt: { '1': 0.5, '3': 1 }, contextRecall: 0.5 });
     expect(judge.calls).toBe(0);
   });
   it('falls back to the judge when not an exact match', async () => {
     const judge = recordingJudge(true);
-    const s = await scoreQuestion(item({}), { rankedRecords: [], deliveredRecords: [], answer: 'Oscar, her guinea pig' }, { ks: [1], judge });
+    const s = await scoreQuestion(
+      item({}),
+      { rankedRecords: [], deliveredRecords: [], answer: 'Oscar, her guinea pig' },
+      { ks: [1], judge },
+    );
     expect(s.correct).toBe(true);
     expect(s.correctBy).toBe('llm-judge');
     expect(judge.calls).toBe(1);
@@ -68,11 +76,19 @@ describe('scoreQuestion', () => {
     const good = await scoreQuestion(item({}), { rankedRecords: [], deliveredRecords: [], answer: 'her guinea pig' }, { ks: [1], judge });
     expect(good).toMatchObject({ correct: true, correctBy: 'f1-threshold' });
     expect(good.f1).toBeCloseTo(0.8);
-    const bad = await scoreQuestion(item({}), { rankedRecords: [], deliveredRecords: [], answer: 'a hamster named pig' }, { ks: [1], judge });
+    const bad = await scoreQuestion(
+      item({}),
+      { rankedRecords: [], deliveredRecords: [], answer: 'a hamster named pig' },
+      { ks: [1], judge },
+    );
     expect(bad).toMatchObject({ correct: false, correctBy: 'f1-threshold' });
   });
   it('scores a missing answer as wrong and keeps recall', async () => {
-    const s = await scoreQuestion(item({}), { rankedRecords: ['D2:5'], deliveredRecords: [], answer: null }, { ks: [1], judge: createJudge() });
+    const s = await scoreQuestion(
+      item({}),
+      { rankedRecords: ['D2:5'], deliveredRecords: [], answer: null },
+      { ks: [1], judge: createJudge() },
+    );
     expect(s).toMatchObject({ correct: false, f1: 0, recallAt: { '1': 0.5 }, contextRecall: 0 });
   });
   it('adds LoCoMo F1 for LoCoMo items and handles adversarial ones', async () => {
@@ -81,17 +97,33 @@ describe('scoreQuestion', () => {
     const s1 = await scoreQuestion(multi, { rankedRecords: [], deliveredRecords: [], answer: 'pottery, camping' }, { ks: [1], judge });
     expect(s1.locomoF1).toBe(0.5);
     const adv = item({ generator: 'official:locomo', category: '5', answer: 'Not mentioned' });
-    const s5 = await scoreQuestion(adv, { rankedRecords: [], deliveredRecords: [], answer: 'No information available' }, { ks: [1], judge });
+    const s5 = await scoreQuestion(
+      adv,
+      { rankedRecords: [], deliveredRecords: [], answer: 'No information available' },
+      { ks: [1], judge },
+    );
     expect(s5).toMatchObject({ correct: true, correctBy: 'exact', locomoF1: 1 });
     const trap = await scoreQuestion(adv, { rankedRecords: [], deliveredRecords: [], answer: 'Sweden' }, { ks: [1], judge });
     expect(trap).toMatchObject({ correct: false, locomoF1: 0 });
-    const other = await scoreQuestion(item({ category: '1' }), { rankedRecords: [], deliveredRecords: [], answer: 'x' }, { ks: [1], judge });
+    const other = await scoreQuestion(
+      item({ category: '1' }),
+      { rankedRecords: [], deliveredRecords: [], answer: 'x' },
+      { ks: [1], judge },
+    );
     expect(other.locomoF1).toBeUndefined();
-    const forced = await scoreQuestion(item({ category: '4' }), { rankedRecords: [], deliveredRecords: [], answer: 'guinea pigs' }, { ks: [1], judge, dataset: 'locomo' });
+    const forced = await scoreQuestion(
+      item({ category: '4' }),
+      { rankedRecords: [], deliveredRecords: [], answer: 'guinea pigs' },
+      { ks: [1], judge, dataset: 'locomo' },
+    );
     expect(forced.locomoF1).toBe(1);
   });
   it('gives items without evidence an empty recallAt', async () => {
-    const s = await scoreQuestion(item({ evidence: [] }), { rankedRecords: ['a'], deliveredRecords: ['a'], answer: 'guinea pig' }, { ks: [1, 5], judge: createJudge() });
+    const s = await scoreQuestion(
+      item({ evidence: [] }),
+      { rankedRecords: ['a'], deliveredRecords: ['a'], answer: 'guinea pig' },
+      { ks: [1, 5], judge: createJudge() },
+    );
     expect(s.recallAt).toEqual({});
   });
 });
@@ -118,10 +150,22 @@ function trace(over: Partial<QuestionTrace>): QuestionTrace {
 
 describe('summarize', () => {
   const traces: QuestionTrace[] = [
-    trace({ category: '1', scores: { correct: true, correctBy: 'exact', f1: 1, locomoF1: 1, recallAt: { '1': 1, '5': 1 }, contextRecall: 1 } }),
-    trace({ category: '1', contextTokens: 300, scores: { correct: false, correctBy: 'f1-threshold', f1: 0.2, locomoF1: 0.5, recallAt: { '1': 0, '5': 0.5 }, contextRecall: 0.5 } }),
+    trace({
+      category: '1',
+      scores: { correct: true, correctBy: 'exact', f1: 1, locomoF1: 1, recallAt: { '1': 1, '5': 1 }, contextRecall: 1 },
+    }),
+    trace({
+      category: '1',
+      contextTokens: 300,
+      scores: { correct: false, correctBy: 'f1-threshold', f1: 0.2, locomoF1: 0.5, recallAt: { '1': 0, '5': 0.5 }, contextRecall: 0.5 },
+    }),
     trace({ category: '5', scores: { correct: true, correctBy: 'exact', f1: 0, locomoF1: 1, recallAt: {}, contextRecall: 0 } }),
-    trace({ category: '2', answer: null, scores: { correct: false, correctBy: 'f1-threshold', f1: 0, locomoF1: 0, recallAt: { '1': 0, '5': 0 }, contextRecall: 0 }, error: { stage: 'retrieve', kind: 'timeout', message: 't' } }),
+    trace({
+      category: '2',
+      answer: null,
+      scores: { correct: false, correctBy: 'f1-threshold', f1: 0, locomoF1: 0, recallAt: { '1': 0, '5': 0 }, contextRecall: 0 },
+      error: { stage: 'retrieve', kind: 'timeout', message: 't' },
+    }),
   ];
   it('aggregates overall and per category', () => {
     const s = summarize(traces, { price: { prompt: 1, completion: 2 } });
@@ -175,10 +219,13 @@ describe('marginalUtility', () => {
     expect(w[1]).toBeCloseTo(0.5 / 1.5);
     const scores: Record<number, number> = { 0: 0.2, 1: 1, 3: 0.5 };
     const asked: number[] = [];
-    const r = await marginalUtility(async (k) => {
-      asked.push(k);
-      return scores[k]!;
-    }, { ks: [1, 3] });
+    const r = await marginalUtility(
+      async (k) => {
+        asked.push(k);
+        return scores[k]!;
+      },
+      { ks: [1, 3] },
+    );
     expect(asked).toEqual([0, 1, 3]);
     expect(r.baseline).toBe(0.2);
     expect(r.utility).toBeCloseTo((2 / 3) * 0.8 + (1 / 3) * 0.3);

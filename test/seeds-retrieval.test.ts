@@ -7,8 +7,8 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { MemoryDesign, Question, SourceRecord, Tools } from '../sandbox/contract.ts';
 import { compileDesign } from '../src/design/compile.ts';
-import { toolsFromHost } from '../src/evaluate/direct-sandbox.ts';
-import { createHostTools } from '../src/evaluate/host-tools/host-tools.ts';
+import { toolsFromHost } from '../src/isolate/direct-sandbox.ts';
+import { createHostTools } from '../src/isolate/host-tools/host-tools.ts';
 import { countTokens } from '../src/text/text.ts';
 import baseBm25 from '../seeds/base-bm25.ts';
 import hybridRrf from '../seeds/hybrid-rrf.ts';
@@ -53,7 +53,7 @@ const RECORDS: SourceRecord[] = [
   turn('D3:5', 3, '06-09', 'Caroline', 'I moved from Sweden four years ago with my friends.'),
   turn('D3:6', 3, '06-09', 'Melanie', 'Sweden! My grandma was from there too. She gave me this necklace.'),
   turn('D3:7', 3, '06-09', 'Caroline', 'The necklace is beautiful, it symbolizes love and faith.'),
-  turn('D3:8', 3, '06-09', 'Melanie', 'Thanks! I read Charlotte\'s Web to the kids last night.'),
+  turn('D3:8', 3, '06-09', 'Melanie', "Thanks! I read Charlotte's Web to the kids last night."),
 ];
 
 const QUESTIONS: Array<{ q: Question; evidence: string[] }> = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRng } from '../src/optimize/rng.ts';
+import { createRng } from '../src/util/rng.ts';
 import {
   acceptanceFromSpec,
   bootstrapAcceptance,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRng, deriveSeed } from '../src/optimize/rng.ts';
+import { createRng, deriveSeed } from '../src/util/rng.ts';
 
 describe('seeded rng', () => {
   it('repeats the same stream for the same seed and differs for another', () => {

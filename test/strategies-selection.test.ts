@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRng } from '../src/optimize/rng.ts';
+import { createRng } from '../src/util/rng.ts';
 import {
   greedySelector,
   paretoFront,
@@ -60,7 +60,12 @@ describe('parent selection', () => {
   });
 
   it('Pareto falls back to greedy without per-question scores', () => {
-    expect(paretoSelector().select(pool.map(({ id, score }) => ({ id, score })), createRng(3))).toBe('a');
+    expect(
+      paretoSelector().select(
+        pool.map(({ id, score }) => ({ id, score })),
+        createRng(3),
+      ),
+    ).toBe('a');
   });
 
   it('is reproducible with the same seed', () => {

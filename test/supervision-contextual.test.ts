@@ -7,7 +7,13 @@ import { tokensIn } from '../src/supervision/rule-based/cues.ts';
 import { buildRecordGraph } from '../src/supervision/record-graph.ts';
 import { createRng } from '../src/supervision/rng.ts';
 import { createRuleContext } from '../src/supervision/rule-based/generator.ts';
-import { contextualQuestion, cueFor, sharedContentStems, threadUtterances, utterancesOf } from '../src/supervision/rule-based/contextual.ts';
+import {
+  contextualQuestion,
+  cueFor,
+  sharedContentStems,
+  threadUtterances,
+  utterancesOf,
+} from '../src/supervision/rule-based/contextual.ts';
 import { generateSupervision } from '../src/supervision/generate.ts';
 import { createOfflineBlindReader } from '../src/supervision/offline-reader.ts';
 import { checkQuestion } from '../src/supervision/question-checks.ts';
@@ -16,7 +22,14 @@ import { whoAt } from '../src/supervision/rule-based/speakers.ts';
 
 const LOCOMO = join(import.meta.dirname, '..', '..', 'shared', 'data', 'locomo', 'locomo10.json');
 
-const turn = (id: string, speaker: string, time: string, thread: string, text: string): SourceRecord => ({ id, kind: 'turn', speaker, time, thread, text });
+const turn = (id: string, speaker: string, time: string, thread: string, text: string): SourceRecord => ({
+  id,
+  kind: 'turn',
+  speaker,
+  time,
+  thread,
+  text,
+});
 // Melanie asks about Caroline's summer plans; Caroline's reply names "adoption agencies", which no word of the
 // question shares. Other sessions talk about the same things so nothing is unique by one rare word.
 const records: SourceRecord[] = [
@@ -44,31 +57,54 @@ describe('context-linked questions (answer turn + cue turn)', () => {
     expect(c).toBeDefined();
     expect(c!.template).toBe('cue-reply');
     expect(c!.type).toBe('single-hop');
-    expect(c!.question).toMatch(/^When Melanie asked about (the summer break|the break|the plans)(?: in May 2023| on 8 May 2023)?, which agencies did Caroline mention\?$/);
+    expect(c!.question).toMatch(
+      /^When Melanie asked about (the summer break|the break|the plans)(?: in May 2023| on 8 May 2023)?, which agencies did Caroline mention\?$/,
+    );
     expect(c!.plan.answer).toBe('adoption agencies');
     // One evidence record, the answer turn; its quote is a verbatim span of it.
     expect(c!.plan.evidence.map((e) => e.record)).toEqual(['D1:4']);
     expect(records[3]!.text).toContain(c!.plan.facts[0]!.quote);
     // Only the lead's head noun is shared with the answer turn.
     expect(sharedContentStems(ctx, c!.question, { record: at('D1:4'), start: 0, end: records[3]!.text.length })).toEqual(['agenc']);
-    expect(checkQuestion(c!.question, c!.plan.answer, c!.plan.answerType, records.map((r) => r.id)).ok).toBe(true);
+    expect(
+      checkQuestion(
+        c!.question,
+        c!.plan.answer,
+        c!.plan.answerType,
+        records.map((r) => r.id),
+      ).ok,
+    ).toBe(true);
     const reading = await createOfflineBlindReader().read({ question: c!.question, answerType: 'text', records });
     expect(reading).toMatchObject({ answerable: true, answer: 'adoption agencies', citations: ['D1:4'] });
   });
 
   it('the reader steps from the cue to its neighbour: the next turn, or the one before for "right before"', async () => {
     const reader = createOfflineBlindReader();
-    const before = await reader.read({ question: 'Right before Melanie talked about the summer break, which trip did Caroline mention?', answerType: 'text', records });
+    const before = await reader.read({
+      question: 'Right before Melanie talked about the summer break, which trip did Caroline mention?',
+      answerType: 'text',
+      records,
+    });
     // The turn before Melanie's question is Caroline's D1:2 ("the camping trip").
     expect(before).toMatchObject({ answerable: true, answer: 'camping trip', citations: ['D1:2'] });
     // Without the answer turn in the material, the neighbour of the cue is someone else's turn: no answer.
-    const gap = await reader.read({ question: 'When Melanie asked about the summer break, which agencies did Caroline mention?', answerType: 'text', records: records.filter((r) => r.id !== 'D1:4') });
+    const gap = await reader.read({
+      question: 'When Melanie asked about the summer break, which agencies did Caroline mention?',
+      answerType: 'text',
+      records: records.filter((r) => r.id !== 'D1:4'),
+    });
     expect(gap.answerable).toBe(false);
   });
 
   it('splits User/Assistant turns into two utterances, so the user message can cue the assistant reply', () => {
     const ua: SourceRecord[] = [
-      { id: 'd1:1', kind: 'turn', time: '2024-02-01T09:00:00', thread: 'd1', text: 'User: How should I store the seed packets over winter?\nAssistant: Keep them in an airtight glass jar somewhere cool and dark.' },
+      {
+        id: 'd1:1',
+        kind: 'turn',
+        time: '2024-02-01T09:00:00',
+        thread: 'd1',
+        text: 'User: How should I store the seed packets over winter?\nAssistant: Keep them in an airtight glass jar somewhere cool and dark.',
+      },
     ];
     const g = buildRecordGraph(ua);
     const c = createRuleContext(g);
@@ -95,10 +131,19 @@ describe.skipIf(!existsSync(LOCOMO))('context-linked supervision on LoCoMo', () 
       expect(new Set(it.evidence.map((e) => e.record)).size).toBe(1);
       const { r: t, i } = byId.get(it.evidence[0]!.record)!;
       for (const e of it.evidence) expect(!!e.span && verifySpan(t.text, e.span, e.quote)).toBe(true);
-      expect(checkQuestion(it.question, it.answer, it.answerType, history!.records.map((r) => r.id)).ok).toBe(true);
+      expect(
+        checkQuestion(
+          it.question,
+          it.answer,
+          it.answerType,
+          history!.records.map((r) => r.id),
+        ).ok,
+      ).toBe(true);
       // The cue is the turn right before (reply) or after (reaction) in the same session, said by the speaker the
       // question names first; the answer turn's speaker is the one asked about; the cue phrase is the cue's.
-      const m = /^(?:When|Right before) (\S+) (?:asked|talked) about (.+?)(?: (?:in|on) [^,]*\d{4})?, .* did (\S+) mention/.exec(it.question)!;
+      const m = /^(?:When|Right before) (\S+) (?:asked|talked) about (.+?)(?: (?:in|on) [^,]*\d{4})?, .* did (\S+) mention/.exec(
+        it.question,
+      )!;
       expect(m).not.toBeNull();
       const cue = history!.records[it.checks?.template === 'cue-reply' ? i - 1 : i + 1]!;
       expect(cue.thread).toBe(t.thread);
@@ -107,7 +152,9 @@ describe.skipIf(!existsSync(LOCOMO))('context-linked supervision on LoCoMo', () 
       const cueStems = new Set(tokensIn(cue.text).map((x) => x.stem));
       for (const x of tokensIn(m[2]!.replace(/^the /, ''))) expect(cueStems.has(x.stem)).toBe(true);
       // At most one content word of the question is the answer turn's own.
-      expect(sharedContentStems(c, it.question, { record: g.index.get(t.id)!, start: 0, end: t.text.length }).length).toBeLessThanOrEqual(1);
+      expect(sharedContentStems(c, it.question, { record: g.index.get(t.id)!, start: 0, end: t.text.length }).length).toBeLessThanOrEqual(
+        1,
+      );
       expect(t.text.toLowerCase()).toContain(it.answer.toLowerCase().split(/\s+/).pop()!);
     }
   }, 60_000);

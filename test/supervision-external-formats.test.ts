@@ -20,8 +20,13 @@ describe('memsteer convert', () => {
     writeJsonl(sup, items, QAItemSchema);
 
     const io = captureIO();
-    expect(await main(['node', 'memsteer', 'convert', sup, '--to', 'plain', '--out', join(dir, 'plain.jsonl'), '--history', DEFAULT_SOURCE], io)).toBe(0);
-    const plain = readFileSync(join(dir, 'plain.jsonl'), 'utf8').trim().split('\n').map((l) => PlainItemSchema.parse(JSON.parse(l)));
+    expect(
+      await main(['node', 'memsteer', 'convert', sup, '--to', 'plain', '--out', join(dir, 'plain.jsonl'), '--history', DEFAULT_SOURCE], io),
+    ).toBe(0);
+    const plain = readFileSync(join(dir, 'plain.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => PlainItemSchema.parse(JSON.parse(l)));
     expect(plain).toHaveLength(items.length);
     const records = new Map(history!.records.map((r) => [r.id, r.text]));
     for (const [i, p] of plain.entries()) {

@@ -20,7 +20,11 @@ const plan = {
     answer: '5 miles',
     answerType: 'number',
     facts: [
-      { record: 'D1:1', quote: 'I finally adopted a greyhound from the Riverside Shelter', statement: 'Evan adopted a greyhound from Riverside Shelter' },
+      {
+        record: 'D1:1',
+        quote: 'I finally adopted a greyhound from the Riverside Shelter',
+        statement: 'Evan adopted a greyhound from Riverside Shelter',
+      },
       { record: 'D1:3', quote: 'she already runs 5 miles with me every morning', statement: 'the greyhound runs 5 miles every morning' },
     ],
     evidence: [
@@ -68,14 +72,17 @@ afterAll(async () => server.close());
 async function run(s: Script, n = 1) {
   script = s;
   server.reset();
-  const config = loadLlmConfig({}, {
-    apiKey: 'test-key',
-    baseURL: server.baseURL,
-    models: { planner: 'test-model', questioner: 'test-model', auditor: 'test-model', reader: 'test-model' },
-    retries: 0,
-    schemaRepairs: 1,
-    cache: false,
-  });
+  const config = loadLlmConfig(
+    {},
+    {
+      apiKey: 'test-key',
+      baseURL: server.baseURL,
+      models: { planner: 'test-model', questioner: 'test-model', auditor: 'test-model', reader: 'test-model' },
+      retries: 0,
+      schemaRepairs: 1,
+      cache: false,
+    },
+  );
   const llm = createLlmClient(config, { sleep: async () => {} });
   return generateSupervision(history, { mode: 'llm', llm, n, types: ['multi-hop'], bundleTokens: 4000, seed: 2 });
 }
@@ -116,7 +123,10 @@ describe('LLM generation pipeline against a scripted OpenAI-compatible server', 
   });
 
   it('drops a question that leaks the answer', async () => {
-    const { items, summary } = await run({ ...good, questioner: { question: 'Does the greyhound Evan adopted run 5 miles every morning?' } });
+    const { items, summary } = await run({
+      ...good,
+      questioner: { question: 'Does the greyhound Evan adopted run 5 miles every morning?' },
+    });
     expect(items).toHaveLength(0);
     expect(summary.rejections['question:answer-leak']).toBeGreaterThan(0);
     expect(server.chatRequests().some((r) => roleOf(r.body) === 'auditor')).toBe(false);

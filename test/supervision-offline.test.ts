@@ -46,36 +46,47 @@ function expectSound(history: History, items: QAItem[]): void {
 
 describe.skipIf(!existsSync(LOCOMO))('offline generation on every LoCoMo conversation', () => {
   const histories = existsSync(LOCOMO) ? loadHistoriesSync(`locomo:${LOCOMO}`) : [];
-  it.each(histories.map((h) => [h.id, h] as const))('%s: ≥ 200 checked items with a train/val split', async (_id, history) => {
-    const { items, summary } = await generateSupervision(history, { mode: 'offline', n: 300 });
-    expectSound(history, items);
-    expect(GenerationSummarySchema.parse(summary).kept).toBe(items.length);
-    expect(Object.keys(summary.byType).length).toBeGreaterThanOrEqual(4);
-    // The linked-pair family makes multi-hop questions from the same session, with both records as evidence.
-    const multi = items.filter((i) => i.category === 'multi-hop');
-    expect(multi.length).toBeGreaterThanOrEqual(10);
-    for (const m of multi) expect(new Set(m.evidence.map((e) => e.record)).size).toBe(2);
-    // Questions are phrased from the evidence, not built from bags of cue words.
-    for (const it of items) expect(it.question).not.toMatch(/\bthe mention of\b|talked about \w+, \w+ and \w+/);
-  }, 120_000);
+  it.each(histories.map((h) => [h.id, h] as const))(
+    '%s: ≥ 200 checked items with a train/val split',
+    async (_id, history) => {
+      const { items, summary } = await generateSupervision(history, { mode: 'offline', n: 300 });
+      expectSound(history, items);
+      expect(GenerationSummarySchema.parse(summary).kept).toBe(items.length);
+      expect(Object.keys(summary.byType).length).toBeGreaterThanOrEqual(4);
+      // The linked-pair family makes multi-hop questions from the same session, with both records as evidence.
+      const multi = items.filter((i) => i.category === 'multi-hop');
+      expect(multi.length).toBeGreaterThanOrEqual(10);
+      for (const m of multi) expect(new Set(m.evidence.map((e) => e.record)).size).toBe(2);
+      // Questions are phrased from the evidence, not built from bags of cue words.
+      for (const it of items) expect(it.question).not.toMatch(/\bthe mention of\b|talked about \w+, \w+ and \w+/);
+    },
+    120_000,
+  );
 });
 
 describe.skipIf(!existsSync(RHELM))('offline generation on every RHELM persona', () => {
   const personas = existsSync(RHELM) ? loadHistoriesSync(`rhelm:${RHELM}`) : [];
-  it.each(personas.map((h) => [h.id, h] as const))('%s: ≥ 200 checked items with a train/val split', async (_id, history) => {
-    const { items, summary } = await generateSupervision(history, { mode: 'offline', n: 250 });
-    expectSound(history, items);
-    const kinds = new Set(items.flatMap((i) => i.evidence.map((e) => history.records.find((r) => r.id === e.record)!.kind)));
-    expect(kinds.has('turn')).toBe(true);
-    expect(summary.split.train + summary.split.val).toBe(items.length);
-  }, 180_000);
+  it.each(personas.map((h) => [h.id, h] as const))(
+    '%s: ≥ 200 checked items with a train/val split',
+    async (_id, history) => {
+      const { items, summary } = await generateSupervision(history, { mode: 'offline', n: 250 });
+      expectSound(history, items);
+      const kinds = new Set(items.flatMap((i) => i.evidence.map((e) => history.records.find((r) => r.id === e.record)!.kind)));
+      expect(kinds.has('turn')).toBe(true);
+      expect(summary.split.train + summary.split.val).toBe(items.length);
+    },
+    180_000,
+  );
 });
 
 describe.skipIf(!existsSync(LOCOMO))('memsteer generate (CLI)', () => {
   it('writes supervision, a summary and a progress journal, prints per-type counts, and resumes', async () => {
     const out = join(tmp, 'conv-30.jsonl');
     const io = captureIO();
-    const code = await main(['node', 'memsteer', 'generate', '--history', `locomo:${LOCOMO}#conv-30`, '--out', out, '--n', '220', '--offline'], io);
+    const code = await main(
+      ['node', 'memsteer', 'generate', '--history', `locomo:${LOCOMO}#conv-30`, '--out', out, '--n', '220', '--offline'],
+      io,
+    );
     expect(io.stderr).toBe('');
     expect(code).toBe(0);
     expect(io.stdout).toMatch(/single-hop/);
@@ -88,7 +99,12 @@ describe.skipIf(!existsSync(LOCOMO))('memsteer generate (CLI)', () => {
 
     // A second run with the same settings continues from the journal: same items, nothing regenerated.
     const io2 = captureIO();
-    expect(await main(['node', 'memsteer', 'generate', '--history', `locomo:${LOCOMO}#conv-30`, '--out', out, '--n', '220', '--offline', '--json'], io2)).toBe(0);
+    expect(
+      await main(
+        ['node', 'memsteer', 'generate', '--history', `locomo:${LOCOMO}#conv-30`, '--out', out, '--n', '220', '--offline', '--json'],
+        io2,
+      ),
+    ).toBe(0);
     const again = GenerationSummarySchema.parse(JSON.parse(io2.stdout));
     expect(again.resumedBundles).toBe(summary[0]!.bundles);
     expect(readJsonl(out, QAItemSchema).map((i) => i.id)).toEqual(items.map((i) => i.id));
@@ -104,7 +120,10 @@ describe.skipIf(!existsSync(LOCOMO))('memsteer generate (CLI)', () => {
 
   it('rejects a bad option with an actionable error', async () => {
     const io = captureIO();
-    const code = await main(['node', 'memsteer', 'generate', '--history', `locomo:${LOCOMO}#conv-30`, '--out', join(tmp, 'x.jsonl'), '--types', 'riddles'], io);
+    const code = await main(
+      ['node', 'memsteer', 'generate', '--history', `locomo:${LOCOMO}#conv-30`, '--out', join(tmp, 'x.jsonl'), '--types', 'riddles'],
+      io,
+    );
     expect(code).toBe(1);
     expect(io.stderr).toMatch(/E_BAD_OPTION.*riddles/);
   });

@@ -32,9 +32,19 @@ describe('memsteer generate --quality with a reader model', () => {
     server.setHandler((body) => {
       const text = JSON.stringify(body.messages);
       const hit = text.includes(items[0]!.question);
-      return { json: hit ? { answerable: true, answer: items[0]!.answer, citations: items[0]!.evidence.map((e) => e.record) } : { answerable: false, answer: '', citations: [] } };
+      return {
+        json: hit
+          ? { answerable: true, answer: items[0]!.answer, citations: items[0]!.evidence.map((e) => e.record) }
+          : { answerable: false, answer: '', citations: [] },
+      };
     });
-    process.env = { ...saved, OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: 'test', MEMSTEER_MODEL_READER: 'reader-model', MEMSTEER_LLM_RETRIES: '0' };
+    process.env = {
+      ...saved,
+      OPENAI_BASE_URL: server.baseURL,
+      OPENAI_API_KEY: 'test',
+      MEMSTEER_MODEL_READER: 'reader-model',
+      MEMSTEER_LLM_RETRIES: '0',
+    };
     const io = captureIO();
     const code = await main(['node', 'memsteer', 'generate', '--quality', file, '--history', DEFAULT_SOURCE, '--json'], io);
     expect(io.stderr).toBe('');

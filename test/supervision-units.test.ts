@@ -60,16 +60,23 @@ describe('checkPlan', () => {
     expect(checkPlan(unused, ctx)).toMatchObject({ ok: false, reason: 'plan:unused-evidence-record' });
     expect(checkPlan({ ...goodPlan, answer: 'Biscuit' }, ctx)).toMatchObject({ ok: false, reason: 'plan:answer-type-mismatch' });
     expect(checkPlan({ ...goodPlan, questionType: 'false-premise' }, ctx)).toMatchObject({ ok: false, reason: 'plan:incomplete' });
-    expect(checkPlan(goodPlan, { ...ctx, allowedTypes: new Set(['temporal'] as const) })).toMatchObject({ ok: false, reason: 'plan:wrong-type' });
+    expect(checkPlan(goodPlan, { ...ctx, allowedTypes: new Set(['temporal'] as const) })).toMatchObject({
+      ok: false,
+      reason: 'plan:wrong-type',
+    });
   });
 });
 
 describe('checkQuestion', () => {
   it('drops leaks, record ids and questions about the material', () => {
     expect(checkQuestion('How far does Evan run with Biscuit each morning?', '5 miles', 'number', all)).toEqual({ ok: true });
-    expect(checkQuestion('Does Evan run 5 miles with Biscuit?', '5 miles', 'number', all)).toMatchObject({ reason: 'question:answer-leak' });
+    expect(checkQuestion('Does Evan run 5 miles with Biscuit?', '5 miles', 'number', all)).toMatchObject({
+      reason: 'question:answer-leak',
+    });
     expect(checkQuestion('What does D1:3 say about running?', '5 miles', 'number', all)).toMatchObject({ reason: 'question:record-id' });
-    expect(checkQuestion('According to the passage above, how far does Evan run?', '5 miles', 'number', all)).toMatchObject({ reason: 'question:not-standalone' });
+    expect(checkQuestion('According to the passage above, how far does Evan run?', '5 miles', 'number', all)).toMatchObject({
+      reason: 'question:not-standalone',
+    });
     expect(checkQuestion('What is the name of the greyhound Evan adopted?', 'Biscuit', 'text', all)).toEqual({ ok: true });
     expect(checkQuestion('Which dog, Biscuit, did Evan adopt?', 'Biscuit', 'text', all)).toMatchObject({ reason: 'question:answer-leak' });
   });
@@ -95,14 +102,19 @@ describe('checkBlindReading', () => {
   it('needs answerable, a type-normalised match and every evidence record cited', () => {
     expect(checkBlindReading({ answerable: true, answer: 'five miles', citations: ['D1:3', 'D1:1'] }, ref)).toEqual({ ok: true });
     expect(checkBlindReading({ answerable: false, answer: '', citations: [] }, ref)).toMatchObject({ reason: 'blind:unanswerable' });
-    expect(checkBlindReading({ answerable: true, answer: '6 miles', citations: ['D1:3'] }, ref)).toMatchObject({ reason: 'blind:answer-mismatch' });
-    expect(checkBlindReading({ answerable: true, answer: '5 miles', citations: ['D1:1'] }, ref)).toMatchObject({ reason: 'blind:missing-citation' });
+    expect(checkBlindReading({ answerable: true, answer: '6 miles', citations: ['D1:3'] }, ref)).toMatchObject({
+      reason: 'blind:answer-mismatch',
+    });
+    expect(checkBlindReading({ answerable: true, answer: '5 miles', citations: ['D1:1'] }, ref)).toMatchObject({
+      reason: 'blind:missing-citation',
+    });
   });
 });
 
 describe('record graph and bundles', () => {
   const graph = buildRecordGraph(records, { lexicalThreshold: 0.2 });
-  const neighbours = (id: string, kind: string) => graph.edges[graph.index.get(id)!]!.filter((e) => e.kind === kind).map((e) => graph.records[e.to]!.id);
+  const neighbours = (id: string, kind: string) =>
+    graph.edges[graph.index.get(id)!]!.filter((e) => e.kind === kind).map((e) => graph.records[e.to]!.id);
   it('joins adjacent turns, uploads, e-mail subjects and lexical overlap', () => {
     expect(neighbours('D1:2', 'adjacent').sort()).toEqual(['D1:1', 'D1:3']);
     expect(neighbours('D3:1', 'upload')).toEqual(['doc:care-plan:Overview']);
@@ -123,10 +135,23 @@ describe('record graph and bundles', () => {
 
 describe('split and dedupe', () => {
   const item = (id: string, bundle: string, record: string): QAItem & { b: string } => ({
-    id, history: 'h', question: `Question ${id}?`, answer: id, answerType: 'text', evidence: [{ record }], b: bundle,
+    id,
+    history: 'h',
+    question: `Question ${id}?`,
+    answer: id,
+    answerType: 'text',
+    evidence: [{ record }],
+    b: bundle,
   });
   it('keeps bundles, and bundles sharing an evidence record, on one side', () => {
-    const items = [item('a', 'b1', 'r1'), item('b', 'b1', 'r2'), item('c', 'b2', 'r2'), item('d', 'b3', 'r3'), item('e', 'b4', 'r4'), item('f', 'b5', 'r5')];
+    const items = [
+      item('a', 'b1', 'r1'),
+      item('b', 'b1', 'r2'),
+      item('c', 'b2', 'r2'),
+      item('d', 'b3', 'r3'),
+      item('e', 'b4', 'r4'),
+      item('f', 'b5', 'r5'),
+    ];
     const out = splitByBundle(items, 0.4, (it) => (it as QAItem & { b: string }).b);
     const side = new Map(out.map((o) => [o.id, o.split]));
     expect(side.get('a')).toBe(side.get('b'));
@@ -135,11 +160,18 @@ describe('split and dedupe', () => {
   });
   it('drops repeated questions and same-answer-same-evidence items', () => {
     const d = new Deduper();
-    const base = { question: 'Where did Evan adopt Biscuit?', answer: 'Riverside Shelter', answerType: 'text' as const, evidence: [{ record: 'D1:1' }] };
+    const base = {
+      question: 'Where did Evan adopt Biscuit?',
+      answer: 'Riverside Shelter',
+      answerType: 'text' as const,
+      evidence: [{ record: 'D1:1' }],
+    };
     expect(d.add(base)).toBe(true);
     expect(d.add({ ...base, question: 'where did evan adopt biscuit' + '?' })).toBe(false);
     expect(d.add({ ...base, question: 'From which shelter did Evan get his greyhound?' })).toBe(false);
-    expect(d.add({ ...base, answer: 'Maple Animal Clinic', evidence: [{ record: 'D2:1' }], question: 'Which clinic did Biscuit visit?' })).toBe(true);
+    expect(
+      d.add({ ...base, answer: 'Maple Animal Clinic', evidence: [{ record: 'D2:1' }], question: 'Which clinic did Biscuit visit?' }),
+    ).toBe(true);
   });
 });
 

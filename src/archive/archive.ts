@@ -4,8 +4,8 @@ import type { z } from 'zod';
 import { DiagnosisSchema, type Diagnosis } from '../diagnose/diagnosis.ts';
 import type { AppliedEdit } from '../design/edit-ops.ts';
 import { InputError, MemsteerError, describeZodIssues } from '../errors.ts';
-import { QuestionTraceSchema } from '../evaluate/trace-schema.ts';
-import type { QuestionTrace } from '../evaluate/trace.ts';
+import { QuestionTraceSchema } from '../scoring/trace-schema.ts';
+import type { QuestionTrace } from '../scoring/trace.ts';
 import { writeFileAtomic } from '../util/atomic-write.ts';
 import { readJsonl, writeJsonl } from '../util/jsonl.ts';
 import { collectVersions, readGitCommit } from './environment.ts';
@@ -99,7 +99,10 @@ export class Archive {
   addProgram(input: NewProgram): ProgramRecord {
     const kind = input.kind ?? (input.parent === null ? 'seed' : 'proposal');
     const attempt = input.attempt ?? 0;
-    const contentHash = input.source !== undefined ? sha256(input.source) : sha256(canonicalJson({ attempt, edits: input.edits ?? [], failure: input.failure ?? null }));
+    const contentHash =
+      input.source !== undefined
+        ? sha256(input.source)
+        : sha256(canonicalJson({ attempt, edits: input.edits ?? [], failure: input.failure ?? null }));
     const id = programId(input.iteration, contentHash);
     const existing = this.programs.get(id);
     if (existing) return existing;
@@ -152,7 +155,10 @@ export class Archive {
   /** Records the acceptance decision on an evaluated program. */
   recordDecision(id: string, decision: Omit<Decision, 'decidedAt'>): ProgramRecord {
     const p = this.expect(id, ['evaluated'], 'record a decision');
-    const record = this.update(p, { status: decision.accepted ? 'accepted' : 'rejected', decision: { ...decision, decidedAt: this.now().toISOString() } });
+    const record = this.update(p, {
+      status: decision.accepted ? 'accepted' : 'rejected',
+      decision: { ...decision, decidedAt: this.now().toISOString() },
+    });
     this.appendEvent({ type: 'program-decided', program: id, accepted: decision.accepted, reason: decision.reason });
     return record;
   }
@@ -161,7 +167,7 @@ export class Archive {
   recordDiagnosis(id: string, diagnosis: Diagnosis): void {
     this.get(id);
     const parsed = DiagnosisSchema.parse(diagnosis);
-    writeFileAtomic(this.paths(id).diagnosis, JSON.stringify(parsed, null, 2) + '\n');
+    writeFileAtomic(this.paths(id).diagnosis, `${JSON.stringify(parsed, null, 2)}\n`);
     this.appendEvent({ type: 'diagnosis-recorded', program: id, dominant: parsed.dominant, failures: parsed.failures });
   }
 
@@ -177,7 +183,8 @@ export class Archive {
   /** The program's record; throws E_ARCHIVE_UNKNOWN_PROGRAM when there is none. */
   get(id: string): ProgramRecord {
     const p = this.programs.get(id);
-    if (!p) throw new ArchiveError('E_ARCHIVE_UNKNOWN_PROGRAM', `no program ${id} in ${this.dir}; \`memsteer archive ${this.dir}\` lists them`);
+    if (!p)
+      throw new ArchiveError('E_ARCHIVE_UNKNOWN_PROGRAM', `no program ${id} in ${this.dir}; \`memsteer archive ${this.dir}\` lists them`);
     return p;
   }
 
@@ -192,7 +199,10 @@ export class Archive {
     const path = this.paths(id).source;
     if (!existsSync(path)) throw new InputError('E_ARCHIVE_CORRUPT', `${path}: source of ${id} is missing`, { file: path });
     const text = readFileSync(path, 'utf8');
-    if (sha256(text) !== p.contentHash) throw new InputError('E_ARCHIVE_CORRUPT', `${path}: content does not match the hash in ${id}.json; the file was changed`, { file: path });
+    if (sha256(text) !== p.contentHash)
+      throw new InputError('E_ARCHIVE_CORRUPT', `${path}: content does not match the hash in ${id}.json; the file was changed`, {
+        file: path,
+      });
     return text;
   }
 
@@ -267,7 +277,7 @@ export class Archive {
   }
 
   private writeRecord(record: ProgramRecord): void {
-    writeFileAtomic(this.paths(record.id).record, JSON.stringify(record, null, 2) + '\n');
+    writeFileAtomic(this.paths(record.id).record, `${JSON.stringify(record, null, 2)}\n`);
     this.programs.set(record.id, record);
   }
 }
@@ -306,7 +316,9 @@ export function createArchive(dir: string, input: ManifestInput, options: Archiv
   const root = resolve(dir);
   const manifestPath = join(root, 'manifest.json');
   if (existsSync(manifestPath)) {
-    throw new ArchiveError('E_ARCHIVE_EXISTS', `${root} already holds a run; resume it (--resume) or choose another --out`, { file: manifestPath });
+    throw new ArchiveError('E_ARCHIVE_EXISTS', `${root} already holds a run; resume it (--resume) or choose another --out`, {
+      file: manifestPath,
+    });
   }
   const now = options.now ?? (() => new Date());
   const manifest = ManifestSchema.parse({
@@ -322,7 +334,7 @@ export function createArchive(dir: string, input: ManifestInput, options: Archiv
     gitCommit: input.gitCommit !== undefined ? input.gitCommit : readGitCommit(),
   });
   for (const sub of ['programs', 'traces', 'diagnoses']) mkdirSync(join(root, sub), { recursive: true });
-  writeFileAtomic(manifestPath, JSON.stringify(manifest, null, 2) + '\n');
+  writeFileAtomic(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
   const archive = new Archive(root, manifest, [], readEventLog(join(root, 'events.jsonl')), [], options);
   archive.appendEvent({ type: 'run-created', run: manifest.run });
   return archive;
@@ -336,7 +348,11 @@ export function openArchive(dir: string, options: ArchiveOptions = {}): Archive 
   const root = resolve(dir);
   const manifestPath = join(root, 'manifest.json');
   if (!existsSync(manifestPath)) {
-    throw new InputError('E_ARCHIVE_MISSING', `${root}: no manifest.json — not a memsteer run (start one with memsteer optimize --out ${dir})`, { file: manifestPath });
+    throw new InputError(
+      'E_ARCHIVE_MISSING',
+      `${root}: no manifest.json — not a memsteer run (start one with memsteer optimize --out ${dir})`,
+      { file: manifestPath },
+    );
   }
   const manifest = readJsonFile(manifestPath, ManifestSchema);
   const programsDir = join(root, 'programs');
@@ -345,15 +361,19 @@ export function openArchive(dir: string, options: ArchiveOptions = {}): Archive 
   const warnings: string[] = [];
   for (const f of files.filter((f) => f.endsWith('.json')).sort()) {
     const p = readJsonFile(join(programsDir, f), ProgramRecordSchema);
-    if (`${p.id}.json` !== f) throw new InputError('E_ARCHIVE_CORRUPT', `${join(programsDir, f)}: holds program ${p.id}`, { file: join(programsDir, f) });
+    if (`${p.id}.json` !== f)
+      throw new InputError('E_ARCHIVE_CORRUPT', `${join(programsDir, f)}: holds program ${p.id}`, { file: join(programsDir, f) });
     if (p.hasSource && !existsSync(join(programsDir, `${p.id}.ts`))) {
-      throw new InputError('E_ARCHIVE_CORRUPT', `${join(programsDir, f)}: its source ${p.id}.ts is missing`, { file: join(programsDir, f) });
+      throw new InputError('E_ARCHIVE_CORRUPT', `${join(programsDir, f)}: its source ${p.id}.ts is missing`, {
+        file: join(programsDir, f),
+      });
     }
     programs.push(p);
   }
   const ids = new Set(programs.map((p) => p.id));
   for (const p of programs) {
-    if (p.parent !== null && !ids.has(p.parent)) throw new InputError('E_ARCHIVE_CORRUPT', `${join(programsDir, `${p.id}.json`)}: parent ${p.parent} is missing`);
+    if (p.parent !== null && !ids.has(p.parent))
+      throw new InputError('E_ARCHIVE_CORRUPT', `${join(programsDir, `${p.id}.json`)}: parent ${p.parent} is missing`);
   }
   // A source without a record is a proposal cut off between its two writes: it never existed for the search.
   for (const f of files.filter((f) => f.endsWith('.ts'))) {

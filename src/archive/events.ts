@@ -40,14 +40,21 @@ export function readEventLog(path: string): EventLog {
           torn = line;
           break;
         }
-        throw new InputError('E_ARCHIVE_CORRUPT', `${path}:${lineNo}: ${parsed.message}; only a torn last line is tolerated — restore the file or remove that line`, {
-          file: path,
-          line: lineNo,
-        });
+        throw new InputError(
+          'E_ARCHIVE_CORRUPT',
+          `${path}:${lineNo}: ${parsed.message}; only a torn last line is tolerated — restore the file or remove that line`,
+          {
+            file: path,
+            line: lineNo,
+          },
+        );
       }
       const last = events[events.length - 1];
       if (last && parsed.event.seq <= last.seq) {
-        throw new InputError('E_ARCHIVE_CORRUPT', `${path}:${lineNo}: event seq ${parsed.event.seq} does not follow ${last.seq}`, { file: path, line: lineNo });
+        throw new InputError('E_ARCHIVE_CORRUPT', `${path}:${lineNo}: event seq ${parsed.event.seq} does not follow ${last.seq}`, {
+          file: path,
+          line: lineNo,
+        });
       }
       events.push(parsed.event);
       if (nl < 0) unterminated = true;

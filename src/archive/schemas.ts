@@ -127,9 +127,15 @@ export const ProgramRecordSchema = z
     const need = (cond: boolean, message: string): void => {
       if (!cond) ctx.addIssue({ code: 'custom', message });
     };
-    need(p.kind === 'seed' ? p.parent === null : p.parent !== null, p.kind === 'seed' ? 'a seed has no parent' : 'a proposal needs a parent');
+    need(
+      p.kind === 'seed' ? p.parent === null : p.parent !== null,
+      p.kind === 'seed' ? 'a seed has no parent' : 'a proposal needs a parent',
+    );
     need(!['evaluated', 'accepted', 'rejected'].includes(p.status) || p.scores !== undefined, `status ${p.status} needs scores`);
-    need(!['accepted', 'rejected'].includes(p.status) || p.decision?.accepted === (p.status === 'accepted'), `status ${p.status} needs a matching decision`);
+    need(
+      !['accepted', 'rejected'].includes(p.status) || p.decision?.accepted === (p.status === 'accepted'),
+      `status ${p.status} needs a matching decision`,
+    );
     need(!['invalid', 'failed'].includes(p.status) || p.failure !== undefined, `status ${p.status} needs a failure`);
     need(p.status === 'invalid' || p.hasSource, `status ${p.status} needs a source`);
     if (p.status !== 'invalid' || p.failure?.stage !== 'propose') {
@@ -144,12 +150,31 @@ const EventBase = { seq: z.number().int().positive(), at: z.string() };
 export const EventSchema = z.discriminatedUnion('type', [
   z.object({ ...EventBase, type: z.literal('run-created'), run: z.string() }),
   z.object({ ...EventBase, type: z.literal('run-resumed'), pending: z.array(z.string()), lastIteration: z.number().int() }),
-  z.object({ ...EventBase, type: z.literal('program-added'), program: z.string(), iteration: z.number().int(), parent: z.string().nullable(), status: ProgramStatus }),
+  z.object({
+    ...EventBase,
+    type: z.literal('program-added'),
+    program: z.string(),
+    iteration: z.number().int(),
+    parent: z.string().nullable(),
+    status: ProgramStatus,
+  }),
   z.object({ ...EventBase, type: z.literal('program-evaluated'), program: z.string(), score: z.number() }),
   z.object({ ...EventBase, type: z.literal('program-failed'), program: z.string(), stage: z.string(), message: z.string() }),
   z.object({ ...EventBase, type: z.literal('program-decided'), program: z.string(), accepted: z.boolean(), reason: z.string() }),
-  z.object({ ...EventBase, type: z.literal('diagnosis-recorded'), program: z.string(), dominant: z.string().nullable(), failures: z.number().int() }),
-  z.object({ ...EventBase, type: z.literal('iteration-finished'), iteration: z.number().int(), best: z.string().nullable(), bestScore: z.number().nullable() }),
+  z.object({
+    ...EventBase,
+    type: z.literal('diagnosis-recorded'),
+    program: z.string(),
+    dominant: z.string().nullable(),
+    failures: z.number().int(),
+  }),
+  z.object({
+    ...EventBase,
+    type: z.literal('iteration-finished'),
+    iteration: z.number().int(),
+    best: z.string().nullable(),
+    bestScore: z.number().nullable(),
+  }),
   z.object({ ...EventBase, type: z.literal('run-stopped'), reason: z.string() }),
   z.object({ ...EventBase, type: z.literal('note'), message: z.string(), data: z.record(z.string(), z.unknown()).optional() }),
 ]);

@@ -32,21 +32,37 @@ export interface SearchState {
   warnings: string[];
 }
 
-const settled = (p: ProgramRecord): boolean => p.status === 'accepted' || p.status === 'rejected' || p.status === 'invalid' || p.status === 'failed';
+const settled = (p: ProgramRecord): boolean =>
+  p.status === 'accepted' || p.status === 'rejected' || p.status === 'invalid' || p.status === 'failed';
 
 function order(a: ProgramRecord, b: ProgramRecord): number {
-  return a.iteration - b.iteration || a.attempt - b.attempt || (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  return (
+    a.iteration - b.iteration ||
+    a.attempt - b.attempt ||
+    (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0) ||
+    (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+  );
 }
 
 /**
  * Rebuilds the state from program records (the source of truth: each is written atomically before its event)
  * and the event log (used only for the stop marker and warnings), so a truncated log loses nothing.
  */
-export function buildState(programs: readonly ProgramRecord[], events: readonly ArchiveEvent[], torn: boolean, warnings: string[] = []): SearchState {
+export function buildState(
+  programs: readonly ProgramRecord[],
+  events: readonly ArchiveEvent[],
+  torn: boolean,
+  warnings: string[] = [],
+): SearchState {
   const all = programs.slice().sort(order);
   const accepted = all
     .filter((p) => p.status === 'accepted')
-    .sort((a, b) => a.iteration - b.iteration || (a.decision!.decidedAt < b.decision!.decidedAt ? -1 : a.decision!.decidedAt > b.decision!.decidedAt ? 1 : 0) || order(a, b));
+    .sort(
+      (a, b) =>
+        a.iteration - b.iteration ||
+        (a.decision!.decidedAt < b.decision!.decidedAt ? -1 : a.decision!.decidedAt > b.decision!.decidedAt ? 1 : 0) ||
+        order(a, b),
+    );
   let best: ProgramRecord | null = null;
   for (const p of accepted) if (!best || p.scores!.value > best.scores!.value) best = p;
   const byIteration = new Map<number, ProgramRecord[]>();

@@ -30,9 +30,7 @@ import {
 } from './design-source.ts';
 
 /** Result of {@link applyEdits}. On failure `applied` lists the edits that did go through (for the record). */
-export type ApplyResult =
-  | { ok: true; source: string; applied: AppliedEdit[] }
-  | { ok: false; errors: EditError[]; applied: AppliedEdit[] };
+export type ApplyResult = { ok: true; source: string; applied: AppliedEdit[] } | { ok: false; errors: EditError[]; applied: AppliedEdit[] };
 
 class EditFailure extends Error {
   constructor(
@@ -60,7 +58,9 @@ export function applyEdits(source: string, edits: readonly unknown[]): ApplyResu
     return {
       ok: false,
       applied: [],
-      errors: [{ edit: -1, code: EditErrorCode.sourceParse, message: `parent design does not parse: line ${p.line}:${p.column}: ${p.message}` }],
+      errors: [
+        { edit: -1, code: EditErrorCode.sourceParse, message: `parent design does not parse: line ${p.line}:${p.column}: ${p.message}` },
+      ],
     };
   }
   let text = source;
@@ -199,7 +199,10 @@ function parseFunctionCode(code: string): FunctionParts {
     const sf = parseSource(trimmed, 'edit');
     const sts = sf.getStatements();
     if (sts.length !== 1) {
-      fail(EditErrorCode.notFunction, `code must be exactly one function, found ${sts.length} statements (add other helpers with add-helper)`);
+      fail(
+        EditErrorCode.notFunction,
+        `code must be exactly one function, found ${sts.length} statements (add other helpers with add-helper)`,
+      );
     }
     const st = sts[0]!;
     const comment = leadingCommentOf(st);
@@ -211,7 +214,8 @@ function parseFunctionCode(code: string): FunctionParts {
     }
     if (Node.isExpressionStatement(st)) {
       const e = unwrapExpression(st.getExpression());
-      if (e && (Node.isArrowFunction(e) || Node.isFunctionExpression(e))) return partsOf(e, Node.isFunctionExpression(e) ? e.getName() : undefined, comment);
+      if (e && (Node.isArrowFunction(e) || Node.isFunctionExpression(e)))
+        return partsOf(e, Node.isFunctionExpression(e) ? e.getName() : undefined, comment);
     }
     fail(EditErrorCode.notFunction, 'code must be one function: `function name(…) {…}`, `const name = (…) => …` or a method `name(…) {…}`');
   }
@@ -247,13 +251,20 @@ function checkStageContract(stage: StageName, parts: FunctionParts): void {
   }
   if (parts.isGenerator) fail(EditErrorCode.stageContract, `${stage} cannot be a generator; the contract's signature is ${signature}`);
   if (parts.parameters.length > expected.length) {
-    fail(EditErrorCode.stageContract, `${stage} takes ${parts.parameters.length} parameters but the contract passes ${expected.length}: ${signature}`);
+    fail(
+      EditErrorCode.stageContract,
+      `${stage} takes ${parts.parameters.length} parameters but the contract passes ${expected.length}: ${signature}`,
+    );
   }
   parts.parameters.forEach((p, i) => {
-    if (p.text.startsWith('...')) fail(EditErrorCode.stageContract, `${stage} must list its parameters, not use a rest parameter: ${signature}`);
+    if (p.text.startsWith('...'))
+      fail(EditErrorCode.stageContract, `${stage} must list its parameters, not use a rest parameter: ${signature}`);
     const j = p.name === undefined ? -1 : expected.indexOf(p.name);
     if (j >= 0 && j !== i) {
-      fail(EditErrorCode.stageContract, `${stage}'s parameter ${i + 1} is named ${p.name}, which the contract passes as parameter ${j + 1}: ${signature}`);
+      fail(
+        EditErrorCode.stageContract,
+        `${stage}'s parameter ${i + 1} is named ${p.name}, which the contract passes as parameter ${j + 1}: ${signature}`,
+      );
     }
   });
 }
@@ -291,7 +302,10 @@ function replaceFunction(text: string, site: FunctionSite, code: string, name: s
   const parts = parseFunctionCode(code);
   if (site.stage) checkStageContract(site.stage, parts);
   else if (parts.name && parts.name !== name) {
-    fail(EditErrorCode.notFunction, `code declares ${parts.name} but the edit replaces ${name}; keep the name (use add-helper for a new function)`);
+    fail(
+      EditErrorCode.notFunction,
+      `code declares ${parts.name} but the edit replaces ${name}; keep the name (use add-helper for a new function)`,
+    );
   }
   // A stage's code may be named after the stage or the helper implementing it; the existing name is kept.
   const keptName = site.kind === 'declaration' || site.kind === 'const' ? site.name : name;
@@ -322,11 +336,22 @@ function addHelper(text: string, sf: SourceFile, code: string, index: number): {
   if (!statements.length) fail(EditErrorCode.notAllowed, 'code declares nothing');
   for (const st of statements) {
     if (Node.isImportDeclaration(st) || Node.isExportAssignment(st) || Node.isExportDeclaration(st)) {
-      fail(EditErrorCode.notAllowed, 'helpers cannot import or export; a design may import only types from the contract, and those are already imported');
+      fail(
+        EditErrorCode.notAllowed,
+        'helpers cannot import or export; a design may import only types from the contract, and those are already imported',
+      );
     }
     const isDecl =
-      Node.isFunctionDeclaration(st) || Node.isVariableStatement(st) || Node.isTypeAliasDeclaration(st) || Node.isInterfaceDeclaration(st) || Node.isClassDeclaration(st);
-    if (!isDecl) fail(EditErrorCode.notAllowed, `line ${st.getStartLineNumber()}: helpers are declarations (function, const, type, interface), not statements that run`);
+      Node.isFunctionDeclaration(st) ||
+      Node.isVariableStatement(st) ||
+      Node.isTypeAliasDeclaration(st) ||
+      Node.isInterfaceDeclaration(st) ||
+      Node.isClassDeclaration(st);
+    if (!isDecl)
+      fail(
+        EditErrorCode.notAllowed,
+        `line ${st.getStartLineNumber()}: helpers are declarations (function, const, type, interface), not statements that run`,
+      );
     if (Node.isModifierable(st) && st.getModifiers().some((m) => m.getKind() === SyntaxKind.ExportKeyword)) {
       fail(EditErrorCode.notAllowed, 'helpers are private to the design: drop `export`');
     }
@@ -363,7 +388,8 @@ function removeHelper(sf: SourceFile, name: string, index: number): { text: stri
       fail(EditErrorCode.stageContract, `${name} implements the ${s} stage and cannot be removed; use replace-stage`);
     }
   }
-  if (obj && node!.getFirstAncestor((a) => a === obj)) fail(EditErrorCode.unknownName, `${name} is part of the design object, not a helper`);
+  if (obj && node!.getFirstAncestor((a) => a === obj))
+    fail(EditErrorCode.unknownName, `${name} is part of the design object, not a helper`);
   if (Node.isVariableDeclaration(node!)) {
     const st = node.getVariableStatementOrThrow();
     if (st.getDeclarations().length === 1) st.remove();
@@ -402,20 +428,38 @@ function elementKinds(node: Node): Set<LiteralKind> {
   return new Set(Node.isArrayLiteralExpression(n) ? n.getElements().map((e) => literalKind(e)!) : []);
 }
 
-function setConstant(text: string, sf: SourceFile, name: string, value: LiteralValue, index: number): { text: string; applied: AppliedEdit } {
+function setConstant(
+  text: string,
+  sf: SourceFile,
+  name: string,
+  value: LiteralValue,
+  index: number,
+): { text: string; applied: AppliedEdit } {
   const node = topLevelNames(sf).get(name);
   if (node && !Node.isVariableDeclaration(node)) {
-    fail(EditErrorCode.notLiteral, `${name} is a ${node.getKindName().replace(/Declaration$/, '').toLowerCase()} declaration, not a const literal`);
+    fail(
+      EditErrorCode.notLiteral,
+      `${name} is a ${node
+        .getKindName()
+        .replace(/Declaration$/, '')
+        .toLowerCase()} declaration, not a const literal`,
+    );
   }
   if (!node || !Node.isVariableDeclaration(node)) {
-    const consts = [...topLevelNames(sf)].filter(([, n]) => Node.isVariableDeclaration(n) && isConstStatement(n) && literalKind(n.getInitializer())).map(([k]) => k);
+    const consts = [...topLevelNames(sf)]
+      .filter(([, n]) => Node.isVariableDeclaration(n) && isConstStatement(n) && literalKind(n.getInitializer()))
+      .map(([k]) => k);
     fail(EditErrorCode.unknownName, `no top-level constant named ${name}; constants are: ${consts.join(', ') || '(none)'}`);
   }
   const decl = node as import('ts-morph').VariableDeclaration;
   if (!isConstStatement(decl)) fail(EditErrorCode.notLiteral, `${name} is not declared with const`);
   const init = decl.getInitializer();
   const kind = literalKind(init);
-  if (!kind) fail(EditErrorCode.notLiteral, `${name} is not set to a literal (${init?.getText().slice(0, 60) ?? 'no initializer'}); change it with replace-function or add-helper instead`);
+  if (!kind)
+    fail(
+      EditErrorCode.notLiteral,
+      `${name} is not set to a literal (${init?.getText().slice(0, 60) ?? 'no initializer'}); change it with replace-function or add-helper instead`,
+    );
   if (kind !== valueKind(value)) fail(EditErrorCode.literalKind, `${name} is a ${kind}; the new value is a ${valueKind(value)}`);
   if (kind === 'array') {
     const old = elementKinds(init!);
@@ -444,7 +488,9 @@ export interface CompileDiagnostic {
 export type CompileOutcome<P, D extends CompileDiagnostic = CompileDiagnostic> = { ok: true; program: P } | { ok: false; diagnostics: D[] };
 
 /** The compiler, passed in so this module does not depend on the sandbox build (and tests can inject one). */
-export type CompileFn<P, D extends CompileDiagnostic = CompileDiagnostic> = (source: string) => CompileOutcome<P, D> | Promise<CompileOutcome<P, D>>;
+export type CompileFn<P, D extends CompileDiagnostic = CompileDiagnostic> = (
+  source: string,
+) => CompileOutcome<P, D> | Promise<CompileOutcome<P, D>>;
 
 /** Result of {@link applyAndCheck}: a compiled candidate, or the stage that failed and what to tell the proposer. */
 export type CheckedEdit<P, D extends CompileDiagnostic = CompileDiagnostic> =

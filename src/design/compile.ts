@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { transform } from 'esbuild';
-import type { CompileDiagnostic, CompileOptions, CompileResult, CompiledProgram } from '../evaluate/sandbox-api.ts';
+import type { CompileDiagnostic, CompileOptions, CompileResult, CompiledProgram } from '../isolate/sandbox-api.ts';
 import { checkDesignRules } from './design-rules.ts';
 import { typeCheckDesign } from './type-check.ts';
 import { readCachedProgram, writeCachedProgram } from './program-cache.ts';

@@ -1,5 +1,5 @@
 import { ts } from 'ts-morph';
-import type { CompileDiagnostic } from '../evaluate/sandbox-api.ts';
+import type { CompileDiagnostic } from '../isolate/sandbox-api.ts';
 
 /**
  * Import specifiers that name the design contract. Relative ones resolve to sandbox/contract.ts from
@@ -29,9 +29,17 @@ export function checkDesignRules(source: string, fileName: string): CompileDiagn
     if (ts.isImportDeclaration(statement)) {
       const spec = ts.isStringLiteral(statement.moduleSpecifier) ? statement.moduleSpecifier.text : '';
       if (!isContractSpecifier(spec)) {
-        at(statement, 'forbidden-import', `import from '${spec}' is not allowed: a design may only \`import type\` from the contract (capabilities come in through \`tools\`)`);
+        at(
+          statement,
+          'forbidden-import',
+          `import from '${spec}' is not allowed: a design may only \`import type\` from the contract (capabilities come in through \`tools\`)`,
+        );
       } else if (!isTypeOnlyImport(statement)) {
-        at(statement, 'forbidden-import', 'imports from the contract must be type-only: write `import type { … } from` (the contract has no runtime values)');
+        at(
+          statement,
+          'forbidden-import',
+          'imports from the contract must be type-only: write `import type { … } from` (the contract has no runtime values)',
+        );
       }
     } else if (ts.isImportEqualsDeclaration(statement)) {
       at(statement, 'forbidden-require', '`import x = require(…)` is not allowed: there are no modules in the sandbox');
@@ -91,7 +99,6 @@ function isTypeOnlyImport(decl: ts.ImportDeclaration): boolean {
 function hasDefaultModifier(statement: ts.Statement): boolean {
   const modifiers = ts.canHaveModifiers(statement) ? ts.getModifiers(statement) : undefined;
   return (
-    !!modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword) &&
-    !!modifiers.some((m) => m.kind === ts.SyntaxKind.DefaultKeyword)
+    !!modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword) && !!modifiers.some((m) => m.kind === ts.SyntaxKind.DefaultKeyword)
   );
 }

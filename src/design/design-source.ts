@@ -1,5 +1,12 @@
 import { Node, Project, SyntaxKind, ts, VariableDeclarationKind } from 'ts-morph';
-import type { ArrowFunction, FunctionDeclaration, FunctionExpression, MethodDeclaration, ObjectLiteralExpression, SourceFile } from 'ts-morph';
+import type {
+  ArrowFunction,
+  FunctionDeclaration,
+  FunctionExpression,
+  MethodDeclaration,
+  ObjectLiteralExpression,
+  SourceFile,
+} from 'ts-morph';
 import type { StageName } from './edit-ops.ts';
 
 /**
@@ -96,7 +103,7 @@ function isFunctionExpr(n: Node | undefined): n is ArrowFunction | FunctionExpre
 /** A top-level function declaration or `const name = <function>` by name. */
 export function findTopLevelFunction(sf: SourceFile, name: string): FunctionSite | undefined {
   const fn = sf.getFunction(name);
-  if (fn && fn.hasBody()) return { kind: 'declaration', name, node: fn };
+  if (fn?.hasBody()) return { kind: 'declaration', name, node: fn };
   const decl = sf.getVariableDeclaration(name);
   const init = unwrap(decl?.getInitializer());
   if (decl && isFunctionExpr(init)) return { kind: 'const', name, node: init };
@@ -135,7 +142,13 @@ export function topLevelDeclarations(sf: SourceFile): Array<[string, Node]> {
   const names: Array<[string, Node]> = [];
   const set = (n: string, node: Node): void => void names.push([n, node]);
   for (const st of sf.getStatements()) {
-    if (Node.isFunctionDeclaration(st) || Node.isClassDeclaration(st) || Node.isInterfaceDeclaration(st) || Node.isTypeAliasDeclaration(st) || Node.isEnumDeclaration(st)) {
+    if (
+      Node.isFunctionDeclaration(st) ||
+      Node.isClassDeclaration(st) ||
+      Node.isInterfaceDeclaration(st) ||
+      Node.isTypeAliasDeclaration(st) ||
+      Node.isEnumDeclaration(st)
+    ) {
       const n = st.getName();
       if (n) set(n, st);
     } else if (Node.isVariableStatement(st)) {
@@ -194,7 +207,17 @@ function isMemberName(id: Node): boolean {
 function isDeclarationName(id: Node): boolean {
   const p = id.getParent();
   if (!p) return false;
-  if (Node.isVariableDeclaration(p) || Node.isParameterDeclaration(p) || Node.isFunctionDeclaration(p) || Node.isClassDeclaration(p) || Node.isBindingElement(p) || Node.isFunctionExpression(p) || Node.isTypeAliasDeclaration(p) || Node.isInterfaceDeclaration(p) || Node.isTypeParameterDeclaration(p)) {
+  if (
+    Node.isVariableDeclaration(p) ||
+    Node.isParameterDeclaration(p) ||
+    Node.isFunctionDeclaration(p) ||
+    Node.isClassDeclaration(p) ||
+    Node.isBindingElement(p) ||
+    Node.isFunctionExpression(p) ||
+    Node.isTypeAliasDeclaration(p) ||
+    Node.isInterfaceDeclaration(p) ||
+    Node.isTypeParameterDeclaration(p)
+  ) {
     return (p as { getNameNode(): Node | undefined }).getNameNode() === id;
   }
   return false;
@@ -215,7 +238,8 @@ function isShadowed(id: Node, name: string): boolean {
     }
     if (Node.isForStatement(n) || Node.isForOfStatement(n) || Node.isForInStatement(n)) {
       const init = n.getInitializer();
-      if (init && Node.isVariableDeclarationList(init) && init.getDeclarations().some((d) => bindingNames(d.getNameNode()).includes(name))) return true;
+      if (init && Node.isVariableDeclarationList(init) && init.getDeclarations().some((d) => bindingNames(d.getNameNode()).includes(name)))
+        return true;
     }
     if (Node.isCatchClause(n)) {
       const v = n.getVariableDeclaration();

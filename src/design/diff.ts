@@ -37,7 +37,7 @@ export function diffSources(a: string, b: string, options: { context?: number; f
     i = end;
     start = end;
   }
-  return out.join('\n') + '\n';
+  return `${out.join('\n')}\n`;
 }
 
 interface LineOp {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Project, ts } from 'ts-morph';
-import type { CompileDiagnostic } from '../evaluate/sandbox-api.ts';
+import type { CompileDiagnostic } from '../isolate/sandbox-api.ts';
 import { isContractSpecifier } from './design-rules.ts';
 
 /** Where the contract and the design live in the checker's in-memory file system. */
@@ -114,5 +114,9 @@ function withHint(message: string): string {
 function flatten(text: string | { getMessageText(): string; getNext(): unknown } | ts.DiagnosticMessageChain): string {
   if (typeof text === 'string') return text;
   const compilerObject = (text as { compilerObject?: ts.DiagnosticMessageChain }).compilerObject ?? (text as ts.DiagnosticMessageChain);
-  return ts.flattenDiagnosticMessageText(compilerObject, '\n').split('\n').map((s) => s.trim()).join(' ');
+  return ts
+    .flattenDiagnosticMessageText(compilerObject, '\n')
+    .split('\n')
+    .map((s) => s.trim())
+    .join(' ');
 }

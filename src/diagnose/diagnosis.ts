@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { QuestionTrace } from '../evaluate/trace.ts';
+import type { QuestionTrace } from '../scoring/trace.ts';
 import type { QAItem } from '../history/record.ts';
 import { recoverableFn, type Provenance } from './provenance.ts';
 
@@ -68,7 +68,12 @@ export function questionKey(history: string, question: string): string {
 }
 
 /** Diagnoses every item that has a trace; see the module comment for the rules. */
-export function diagnose(items: readonly QAItem[], traces: readonly QuestionTrace[], provenance: Provenance, options: DiagnoseOptions): Diagnosis {
+export function diagnose(
+  items: readonly QAItem[],
+  traces: readonly QuestionTrace[],
+  provenance: Provenance,
+  options: DiagnoseOptions,
+): Diagnosis {
   const recoverable = recoverableFn(provenance);
   const byKey = new Map(traces.map((t) => [questionKey(t.history, t.question), t]));
   const threshold = options.f1Threshold ?? 0.5;
@@ -83,7 +88,14 @@ export function diagnose(items: readonly QAItem[], traces: readonly QuestionTrac
     const evidence = [...new Set(item.evidence.map((e) => e.record))];
     const delivered = new Set(trace.deliveredRecords);
     const missing = evidence.filter((r) => !delivered.has(r));
-    const base = { question: item.id, history: item.history, evidence, missing, unrecoverable: [] as string[], missingRanks: {} as Record<string, number | null> };
+    const base = {
+      question: item.id,
+      history: item.history,
+      evidence,
+      missing,
+      unrecoverable: [] as string[],
+      missingRanks: {} as Record<string, number | null>,
+    };
     if (trace.error) {
       questions.push({ ...base, category: 'error', error: `${trace.error.stage} ${trace.error.kind}: ${trace.error.message}` });
       continue;

@@ -13,4 +13,12 @@ export {
   type QuestionDiagnosis,
 } from './diagnosis.ts';
 export { provenanceFromMemories, recoverableFn, type Provenance } from './provenance.ts';
-export { FailureCaseSchema, excerpt, sampleFailures, sampleRandomFailures, type FailureCase, type RecordLookup, type SampleOptions } from './sample.ts';
+export {
+  FailureCaseSchema,
+  excerpt,
+  sampleFailures,
+  sampleRandomFailures,
+  type FailureCase,
+  type RecordLookup,
+  type SampleOptions,
+} from './sample.ts';

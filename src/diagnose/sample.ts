@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { SourceRecord } from '../../sandbox/contract.ts';
-import type { QuestionTrace } from '../evaluate/trace.ts';
+import type { QuestionTrace } from '../scoring/trace.ts';
 import type { QAItem } from '../history/record.ts';
-import { createRng } from '../optimize/rng.ts';
+import { createRng } from '../util/rng.ts';
 import { FAILURE_CATEGORIES, questionKey, type Diagnosis, type FailureCategory, type QuestionDiagnosis } from './diagnosis.ts';
 
 /** A failed question as the proposer sees it. */
@@ -38,7 +38,9 @@ export const FailureCaseSchema = z.object({
 export type FailureCase = z.infer<typeof FailureCaseSchema>;
 
 /** Record text by history and id: a function, or the loaded histories. */
-export type RecordLookup = ((history: string, id: string) => SourceRecord | undefined) | Iterable<{ id: string; records: readonly SourceRecord[] }>;
+export type RecordLookup =
+  | ((history: string, id: string) => SourceRecord | undefined)
+  | Iterable<{ id: string; records: readonly SourceRecord[] }>;
 
 function lookupFn(records: RecordLookup): (history: string, id: string) => SourceRecord | undefined {
   if (typeof records === 'function') return records;
@@ -56,7 +58,8 @@ export function excerpt(text: string, options: { span?: [number, number]; quote?
   if (text.length <= max) return text;
   let s = 0;
   let e = 0;
-  if (options.span && options.span[0] < text.length) [s, e] = [options.span[0], Math.min(text.length, Math.max(options.span[0], options.span[1]))];
+  if (options.span && options.span[0] < text.length)
+    [s, e] = [options.span[0], Math.min(text.length, Math.max(options.span[0], options.span[1]))];
   else if (options.quote) {
     const at = text.toLowerCase().indexOf(options.quote.toLowerCase());
     if (at >= 0) [s, e] = [at, at + options.quote.length];
@@ -104,7 +107,11 @@ function caseBuilder({ items, traces, records }: Inputs, options: SampleOptions)
       evidence.push({
         record: ev.record,
         excerpt: rec
-          ? excerpt(rec.text, { ...(ev.span ? { span: ev.span } : {}), ...(ev.quote ? { quote: ev.quote } : {}), maxChars: options.excerptChars ?? 300 })
+          ? excerpt(rec.text, {
+              ...(ev.span ? { span: ev.span } : {}),
+              ...(ev.quote ? { quote: ev.quote } : {}),
+              maxChars: options.excerptChars ?? 300,
+            })
           : (ev.quote ?? '(record not found in the history)'),
         ...(rec?.time ? { time: rec.time } : {}),
         ...(rec?.speaker ? { speaker: rec.speaker } : {}),

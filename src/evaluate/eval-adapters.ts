@@ -4,12 +4,12 @@
  * the token-F1 threshold judge.
  */
 import type { LlmClient } from '../llm/types.ts';
-import { createAnswerer, toEvalAnswerer } from './answerer.ts';
+import { createAnswerer, toEvalAnswerer } from '../scoring/answerer.ts';
 import type { EvalAnswerer, EvalScorer } from './evaluate.ts';
-import { createJudge } from './judge.ts';
-import { scoreQuestion } from './score.ts';
-import { summarize, type EvalSummary } from './summary.ts';
-import type { QuestionTrace } from './trace.ts';
+import { createJudge } from '../scoring/judge.ts';
+import { scoreQuestion } from '../scoring/score.ts';
+import { summarize, type EvalSummary } from '../scoring/summary.ts';
+import type { QuestionTrace } from '../scoring/trace.ts';
 
 export function evalAnswererFrom(client: LlmClient | null): EvalAnswerer {
   return toEvalAnswerer(createAnswerer({ client }));

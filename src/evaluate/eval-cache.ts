@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { History, QAItem } from '../history/record.ts';
 import { writeFileAtomic } from '../util/atomic-write.ts';
-import type { QuestionTrace } from './trace.ts';
-import { QuestionTraceSchema } from './trace-schema.ts';
+import type { QuestionTrace } from '../scoring/trace.ts';
+import { QuestionTraceSchema } from '../scoring/trace-schema.ts';
 
 /** Bump when evaluation semantics change so old entries stop matching. */
 export const EVAL_CACHE_VERSION = 2;
@@ -41,9 +41,9 @@ export function historyContentHash(history: History): string {
 export function questionSetHash(questions: readonly QAItem[]): string {
   const hash = createHash('sha256');
   for (const q of questions) {
-    hash.update(
-      JSON.stringify([q.id, q.history, q.question, q.answer, q.answerType, q.category ?? null, q.date ?? null, q.evidence]),
-    ).update('\n');
+    hash
+      .update(JSON.stringify([q.id, q.history, q.question, q.answer, q.answerType, q.category ?? null, q.date ?? null, q.evidence]))
+      .update('\n');
   }
   return hash.digest('hex');
 }

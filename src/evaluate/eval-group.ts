@@ -10,15 +10,14 @@
 import type { Budget, Hit, Question, SourceRecord } from '../../sandbox/contract.ts';
 import type {
   CompiledProgram,
-  CreateSandboxResult,
-  HostTools,
   HostToolsOptions,
   Sandbox,
   SandboxLimits,
+  SandboxFactory,
   StageFailure,
   ToolMeter,
   UnitProvenance,
-} from './sandbox-api.ts';
+} from '../isolate/sandbox-api.ts';
 import { visibleRecords } from './date-filter.ts';
 
 /** What the host sends for one group (the program and records travel as blobs, by key). */
@@ -76,16 +75,16 @@ export interface GroupResult {
   questions: QuestionRun[];
 }
 
-/** The sandbox functions this runner needs; injected so tests and benchmarks can swap implementations. */
-export interface SandboxFactory {
-  createHostTools(options: HostToolsOptions): HostTools;
-  createSandbox(program: CompiledProgram, tools: HostTools, limits: Partial<SandboxLimits>): Promise<CreateSandboxResult>;
-}
+export type { SandboxFactory } from '../isolate/sandbox-api.ts';
 
 /** At most this many isolate rebuilds per group; past it the remaining questions fail with the last reason. */
 const MAX_REBUILDS = 2;
 
-const ZERO_METER = (): Pick<ToolMeter, 'toolCalls' | 'log' | 'llmTokens'> => ({ toolCalls: {}, log: [], llmTokens: { prompt: 0, completion: 0 } });
+const ZERO_METER = (): Pick<ToolMeter, 'toolCalls' | 'log' | 'llmTokens'> => ({
+  toolCalls: {},
+  log: [],
+  llmTokens: { prompt: 0, completion: 0 },
+});
 
 /** Runs one group. Never throws for anything the design does; a thrown error here is a bug in memsteer. */
 export async function runGroup(
@@ -144,7 +143,11 @@ export async function runGroup(
       }
       if (!sandbox || !(sandbox as Sandbox).alive) {
         if (result.rebuilds >= MAX_REBUILDS) {
-          fatal = { stage: 'retrieve', kind: 'crash', message: `isolate lost ${result.rebuilds + 1} times in this group; remaining questions skipped` };
+          fatal = {
+            stage: 'retrieve',
+            kind: 'crash',
+            message: `isolate lost ${result.rebuilds + 1} times in this group; remaining questions skipped`,
+          };
           result.questions.push(failedRun(q.id, fatal));
           continue;
         }
@@ -191,7 +194,11 @@ async function runQuestion(sandbox: Sandbox, q: Question, task: GroupTask, prove
   }
   const hits: Hit[] = retrieved.value;
   run.ranked = hits.slice(0, task.rankCap).map((h) => ({ unit: h.unit, score: h.score, sources: provenance.get(h.unit) ?? [] }));
-  run.rankedRecords = expand(hits.map((h) => h.unit), provenance, task.recordCap);
+  run.rankedRecords = expand(
+    hits.map((h) => h.unit),
+    provenance,
+    task.recordCap,
+  );
   const ctx = await sandbox.context(q, hits, task.budget);
   run.timeMs.context = ctx.ms;
   mergeMeter(run, ctx);
@@ -201,7 +208,11 @@ async function runQuestion(sandbox: Sandbox, q: Question, task: GroupTask, prove
   }
   run.delivered = ctx.value.units;
   run.deliveredRecords = expand(ctx.value.units, provenance, Infinity);
-  run.context = { text: ctx.value.text, tokens: ctx.value.tokens, ...(ctx.value.truncatedFrom !== undefined ? { truncatedFrom: ctx.value.truncatedFrom } : {}) };
+  run.context = {
+    text: ctx.value.text,
+    tokens: ctx.value.tokens,
+    ...(ctx.value.truncatedFrom !== undefined ? { truncatedFrom: ctx.value.truncatedFrom } : {}),
+  };
   return run;
 }
 
@@ -241,7 +252,11 @@ function recoverableGold(gold: readonly string[] | undefined, provenance: Map<st
  */
 export function provenanceMap(units: readonly UnitProvenance[], visible: ReadonlySet<string>): Map<string, string[]> {
   const m = new Map<string, string[]>();
-  for (const u of units) m.set(u.id, u.sources.filter((s) => visible.has(s)));
+  for (const u of units)
+    m.set(
+      u.id,
+      u.sources.filter((s) => visible.has(s)),
+    );
   return m;
 }
 
@@ -260,7 +275,10 @@ export function expand(units: readonly string[], provenance: ReadonlyMap<string,
   return out;
 }
 
-function mergeMeter(into: Pick<ToolMeter, 'toolCalls' | 'log' | 'llmTokens'>, from: Pick<ToolMeter, 'toolCalls' | 'log' | 'llmTokens'>): void {
+function mergeMeter(
+  into: Pick<ToolMeter, 'toolCalls' | 'log' | 'llmTokens'>,
+  from: Pick<ToolMeter, 'toolCalls' | 'log' | 'llmTokens'>,
+): void {
   for (const [k, v] of Object.entries(from.toolCalls)) into.toolCalls[k] = (into.toolCalls[k] ?? 0) + v;
   if (from.log.length) into.log.push(...from.log.slice(0, Math.max(0, 200 - into.log.length)));
   into.llmTokens.prompt += from.llmTokens.prompt;

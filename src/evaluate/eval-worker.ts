@@ -4,10 +4,10 @@
  * candidate after the first runs warm.
  */
 import type { LlmMessage, SourceRecord } from '../../sandbox/contract.ts';
-import type { CompiledProgram, HostToolsOptions } from './sandbox-api.ts';
-import type { TaskContext, TaskHandler } from './pool.ts';
-import { createHostTools, bm25CacheStats } from './host-tools/host-tools.ts';
-import { createSandbox } from './sandbox-runner.ts';
+import type { CompiledProgram, HostToolsOptions } from '../isolate/sandbox-api.ts';
+import type { TaskContext, TaskHandler } from '../pool/pool.ts';
+import { createHostTools, bm25CacheStats } from '../isolate/host-tools/host-tools.ts';
+import { createSandbox } from '../isolate/sandbox-runner.ts';
 import { runGroup, type GroupTask } from './eval-group.ts';
 
 /** Names of the host calls the evaluation pool offers its children. */

@@ -28,10 +28,18 @@ import { groupByVisibleRecords } from './date-filter.ts';
 import { evalCacheKey, historyContentHash, questionSetHash, readEvalCache, writeEvalCache } from './eval-cache.ts';
 import { failedRun, type GroupResult, type GroupTask, type QuestionRun } from './eval-group.ts';
 import { HOST_CALL_EMBED, HOST_CALL_LLM, type LlmCallArgs, type LlmCallReply } from './eval-worker.ts';
-import { createPool, PoolTaskError, type PoolOptions, type ProcessPool } from './pool.ts';
-import { DEFAULT_SANDBOX_LIMITS, type LlmCompleter, type CompiledProgram, type HostToolsOptions, type RemoteEmbedder, type SandboxLimits, type StageFailure } from './sandbox-api.ts';
-import type { QuestionScores, QuestionTrace } from './trace.ts';
-import { traceForFile } from './trace-schema.ts';
+import { createPool, PoolTaskError, type PoolOptions, type ProcessPool } from '../pool/pool.ts';
+import {
+  DEFAULT_SANDBOX_LIMITS,
+  type LlmCompleter,
+  type CompiledProgram,
+  type HostToolsOptions,
+  type RemoteEmbedder,
+  type SandboxLimits,
+  type StageFailure,
+} from '../isolate/sandbox-api.ts';
+import type { QuestionScores, QuestionTrace } from '../scoring/trace.ts';
+import { traceForFile } from '../scoring/trace-schema.ts';
 
 // ───────────────────────────── the pool evaluation runs on ─────────────────────────────
 
@@ -109,7 +117,12 @@ export interface EvalProgress {
 }
 
 /** Runs one group somewhere; the default sends it to the pool. Benchmarks swap in an in-process runner. */
-export type GroupRunner = (task: GroupTask, program: CompiledProgram, records: readonly SourceRecord[], historyHash: string) => Promise<GroupResult>;
+export type GroupRunner = (
+  task: GroupTask,
+  program: CompiledProgram,
+  records: readonly SourceRecord[],
+  historyHash: string,
+) => Promise<GroupResult>;
 
 export interface EvaluateOptions<S> {
   program: CompiledProgram;
@@ -219,7 +232,15 @@ export async function evaluateProgram<S>(options: EvaluateOptions<S>): Promise<E
       for (const t of hit.traces) addTokens(stats.llmTokens, t.llmTokens);
       stats.failedQuestions = hit.traces.filter((t) => t.error).length;
       stats.ms = performance.now() - t0;
-      return { traces: hit.traces, summary: options.summarize(hit.traces), recoverable: hit.recoverable, provenance: provenanceOf(hit.recoverable), cached: true, cacheKey, stats };
+      return {
+        traces: hit.traces,
+        summary: options.summarize(hit.traces),
+        recoverable: hit.recoverable,
+        provenance: provenanceOf(hit.recoverable),
+        cached: true,
+        cacheKey,
+        stats,
+      };
     }
   }
 
@@ -279,7 +300,14 @@ export async function evaluateProgram<S>(options: EvaluateOptions<S>): Promise<E
 
   const traceById = new Map<string, QuestionTrace>();
   const recoverable: Record<string, string[]> = {};
-  const progress: EvalProgress = { done: 0, total: options.questions.length, failed: 0, groupsDone: 0, groups: planned.length, history: '' };
+  const progress: EvalProgress = {
+    done: 0,
+    total: options.questions.length,
+    failed: 0,
+    groupsDone: 0,
+    groups: planned.length,
+    history: '',
+  };
   const answerSlots = semaphore(options.answerConcurrency ?? 8);
 
   const runPlanned = async (p: Planned): Promise<void> => {
@@ -301,8 +329,13 @@ export async function evaluateProgram<S>(options: EvaluateOptions<S>): Promise<E
     await Promise.all(
       p.items.map(async (item) => {
         const run = runs.get(item.id);
-        recoverable[item.id] = result.failure ? [] : run?.recoverable ?? [];
-        const failure = result.failure ?? run?.failure ?? (run ? undefined : { stage: 'retrieve' as const, kind: 'crash' as const, message: 'the sandbox returned no result for this question' });
+        recoverable[item.id] = result.failure ? [] : (run?.recoverable ?? []);
+        const failure =
+          result.failure ??
+          run?.failure ??
+          (run
+            ? undefined
+            : { stage: 'retrieve' as const, kind: 'crash' as const, message: 'the sandbox returned no result for this question' });
         const trace = await answerAndScore(item, run, failure, storeShare, options, ks, answerSlots);
         stats.phaseMs.retrieve += trace.timeMs.retrieve;
         stats.phaseMs.context += trace.timeMs.context;

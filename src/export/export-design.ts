@@ -47,25 +47,37 @@ export async function exportDesign(options: ExportOptions): Promise<ExportResult
   const state = archive.loadState();
   const id = options.program ?? state.best?.id;
   if (!id) {
-    throw new InputError('E_EXPORT_NO_PROGRAM', `${archive.dir}: the run has no accepted program yet; pass --program <id> (\`memsteer archive ${options.run}\` lists them)`);
+    throw new InputError(
+      'E_EXPORT_NO_PROGRAM',
+      `${archive.dir}: the run has no accepted program yet; pass --program <id> (\`memsteer archive ${options.run}\` lists them)`,
+    );
   }
   const record = archive.get(id);
   const archived = archive.source(id);
   const config = RunConfigSchema.safeParse(archive.manifest.config);
   if (!config.success) {
-    throw new InputError('E_EXPORT_RUN_CONFIG', `${join(archive.dir, 'manifest.json')}: config ${describeZodIssues(config.error.issues)}`, { file: join(archive.dir, 'manifest.json') });
+    throw new InputError('E_EXPORT_RUN_CONFIG', `${join(archive.dir, 'manifest.json')}: config ${describeZodIssues(config.error.issues)}`, {
+      file: join(archive.dir, 'manifest.json'),
+    });
   }
 
   const { source } = rewriteContractImports(archived, `${id}.ts`);
   const compiled = await compileDesign(source, { fileName: 'design.ts' });
   if (!compiled.ok) {
     const d = compiled.diagnostics[0];
-    throw new InputError('E_EXPORT_COMPILE', `${archive.paths(id).source}:${d?.line ?? 1}: ${d?.message ?? 'does not compile'}; export a program that compiles`, { file: archive.paths(id).source });
+    throw new InputError(
+      'E_EXPORT_COMPILE',
+      `${archive.paths(id).source}:${d?.line ?? 1}: ${d?.message ?? 'does not compile'}; export a program that compiles`,
+      { file: archive.paths(id).source },
+    );
   }
   // Type-erased, both sources must be the same JavaScript: the export runs exactly the program that was evaluated.
   const [jsBefore, jsAfter] = await Promise.all([erasedJs(archived), erasedJs(source)]);
   if (jsBefore !== jsAfter) {
-    throw new MemsteerError('E_EXPORT_REWRITE', `rewriting the contract import of ${id} changed the compiled design; report this with the file ${archive.paths(id).source}`);
+    throw new MemsteerError(
+      'E_EXPORT_REWRITE',
+      `rewriting the contract import of ${id} changed the compiled design; report this with the file ${archive.paths(id).source}`,
+    );
   }
 
   const now = options.now ?? (() => new Date());
@@ -94,7 +106,10 @@ export async function exportDesign(options: ExportOptions): Promise<ExportResult
     },
     lineage: archive.lineage(id).map(lineageEntry),
     objective,
-    scores: { val: record.scores ? exportScores(record.scores) : null, test: test ? { value: test.value, n: test.n, metrics: test.metrics } : null },
+    scores: {
+      val: record.scores ? exportScores(record.scores) : null,
+      test: test ? { value: test.value, n: test.n, metrics: test.metrics } : null,
+    },
     history: { source: config.data.history, supervision: config.data.supervision ?? null },
     budget: { tokens: config.data.contextBudget },
     source: { file: 'design.ts', sha256: sha256(source), archivedSha256: sha256(archived), compiledSha256: sha256(jsAfter) },
@@ -106,7 +121,7 @@ export async function exportDesign(options: ExportOptions): Promise<ExportResult
   writeFileAtomic(files.design, source);
   writeFileAtomic(files.readme, renderExportReadme(manifest));
   // Last: a design.json that matches design.ts marks a complete export.
-  writeFileAtomic(files.manifest, JSON.stringify(manifest, null, 2) + '\n');
+  writeFileAtomic(files.manifest, `${JSON.stringify(manifest, null, 2)}\n`);
   return { dir, files, manifest };
 }
 

@@ -11,7 +11,10 @@ function scoreRow(name: string, s: ExportScores | null): string {
 /** The README written beside an exported design: where it came from, how it scored, how to use it. */
 export function renderExportReadme(m: ExportManifest): string {
   const lineage = m.lineage
-    .map((p) => `${p.kind === 'seed' ? '- seed' : '-'} \`${p.id}\` (${p.proposer ?? p.kind}, ${p.status}${p.score === null ? '' : `, val ${pct(p.score)}`})${p.rationale ? `: ${p.rationale}` : ''}`)
+    .map(
+      (p) =>
+        `${p.kind === 'seed' ? '- seed' : '-'} \`${p.id}\` (${p.proposer ?? p.kind}, ${p.status}${p.score === null ? '' : `, val ${pct(p.score)}`})${p.rationale ? `: ${p.rationale}` : ''}`,
+    )
     .join('\n');
   return `# Memory design ${m.program.id}
 
@@ -21,10 +24,14 @@ context) that imports only types from \`memsteer/contract\`. \`design.json\` hol
 ## Where it came from
 
 - run: **${m.run.name}** (\`${m.run.dir}\`), created ${m.run.createdAt}${m.run.gitCommit ? `, memsteer commit ${m.run.gitCommit.slice(0, 12)}` : ''}, memsteer ${m.memsteer.run}
-- program: \`${m.program.id}\` (${m.program.kind}, iteration ${m.program.iteration}, ${m.program.status}${m.program.best ? ', the run\'s best' : ''})
+- program: \`${m.program.id}\` (${m.program.kind}, iteration ${m.program.iteration}, ${m.program.status}${m.program.best ? ", the run's best" : ''})
 - history: \`${m.history.source}\`
 - supervision: ${m.history.supervision ? `\`${m.history.supervision}\`` : '–'}
-- models: ${Object.entries(m.run.models).map(([role, model]) => `${role} ${model}`).join(', ') || '–'}
+- models: ${
+    Object.entries(m.run.models)
+      .map(([role, model]) => `${role} ${model}`)
+      .join(', ') || '–'
+  }
 - objective: ${m.objective}; context budget ${m.budget.tokens} tokens
 - sha256 of design.ts: \`${m.source.sha256}\` (archived source \`${m.source.archivedSha256}\`)
 

@@ -1,9 +1,7 @@
 import type { AnswerType } from './record.ts';
-import { isDateAnswer } from './dates.ts';
+import { isDateAnswer } from '../text/dataset-dates.ts';
 
-const NUMBER_WORDS = new Set([
-  'zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve',
-]);
+const NUMBER_WORDS = new Set(['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve']);
 
 /**
  * Infers the answer type of an official answer. Conservative on purpose: `number` only when the whole answer is

@@ -78,7 +78,11 @@ export function splitHtml(html: string): DocSection[] {
     if (current.level === 0) {
       if (!isFiller(bodyText)) sections.push({ heading: '', level: 0, text: bodyText });
     } else {
-      sections.push({ heading: current.heading, level: current.level, text: bodyText ? `${current.heading}\n\n${bodyText}` : current.heading });
+      sections.push({
+        heading: current.heading,
+        level: current.level,
+        text: bodyText ? `${current.heading}\n\n${bodyText}` : current.heading,
+      });
     }
   };
   for (let m = re.exec(body); m; m = re.exec(body)) {

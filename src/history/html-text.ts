@@ -1,8 +1,41 @@
 const NAMED: Record<string, string> = {
-  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', ndash: '–', mdash: '—', hellip: '…',
-  rsquo: '’', lsquo: '‘', rdquo: '”', ldquo: '“', middot: '·', bull: '•', deg: '°', times: '×', copy: '©',
-  reg: '®', trade: '™', euro: '€', pound: '£', eacute: 'é', egrave: 'è', aacute: 'á', iacute: 'í', oacute: 'ó',
-  uacute: 'ú', ntilde: 'ñ', uuml: 'ü', ouml: 'ö', auml: 'ä', ccedil: 'ç', rarr: '→', larr: '←', le: '≤', ge: '≥',
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: ' ',
+  ndash: '–',
+  mdash: '—',
+  hellip: '…',
+  rsquo: '’',
+  lsquo: '‘',
+  rdquo: '”',
+  ldquo: '“',
+  middot: '·',
+  bull: '•',
+  deg: '°',
+  times: '×',
+  copy: '©',
+  reg: '®',
+  trade: '™',
+  euro: '€',
+  pound: '£',
+  eacute: 'é',
+  egrave: 'è',
+  aacute: 'á',
+  iacute: 'í',
+  oacute: 'ó',
+  uacute: 'ú',
+  ntilde: 'ñ',
+  uuml: 'ü',
+  ouml: 'ö',
+  auml: 'ä',
+  ccedil: 'ç',
+  rarr: '→',
+  larr: '←',
+  le: '≤',
+  ge: '≥',
 };
 
 /** Decodes HTML character references (named ones we meet in practice, and all numeric ones). */
@@ -37,7 +70,12 @@ export function htmlToText(html: string): string {
     .replace(/<[^>]+>/g, '');
   return decodeEntities(text)
     .split('\n')
-    .map((line) => line.replace(/[ \t\u00a0]+/g, ' ').replace(/\s*\|\s*$/, '').trim())
+    .map((line) =>
+      line
+        .replace(/[ \t\u00a0]+/g, ' ')
+        .replace(/\s*\|\s*$/, '')
+        .trim(),
+    )
     .join('\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim();

@@ -7,7 +7,14 @@ export { loadLocomo, LOCOMO_UNANSWERABLE } from './loaders/locomo.ts';
 export { loadRhelm, loadRhelmPersona, rhelmPersonas } from './loaders/rhelm.ts';
 export { loadLongMemEval } from './loaders/longmemeval.ts';
 export { loadMemoryBank } from './loaders/memorybank.ts';
-export { summarizeHistory, summarizeHistories, HistorySummarySchema, HistoriesSummarySchema, type HistorySummary, type HistoriesSummary } from './summary.ts';
+export {
+  summarizeHistory,
+  summarizeHistories,
+  HistorySummarySchema,
+  HistoriesSummarySchema,
+  type HistorySummary,
+  type HistoriesSummary,
+} from './summary.ts';
 export { DEFAULT_SOURCE, DEFAULT_DATA_DIR } from './default-source.ts';
 export { inferAnswerType } from './answer-type.ts';
 export { splitDocument, splitMarkdown, splitHtml, type DocSection } from './document-sections.ts';

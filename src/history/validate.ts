@@ -15,10 +15,18 @@ export function validateHistory(h: History, file: string): History {
     const r = h.records[i]!;
     const parsed = SourceRecordSchema.safeParse(r);
     if (!parsed.success) {
-      throw new InputError('E_BAD_RECORD', `${file}: history '${h.id}', record ${i + 1} (${String(r?.id)}): ${describeZodIssues(parsed.error.issues)}`, { file });
+      throw new InputError(
+        'E_BAD_RECORD',
+        `${file}: history '${h.id}', record ${i + 1} (${String(r?.id)}): ${describeZodIssues(parsed.error.issues)}`,
+        { file },
+      );
     }
     if (seen.has(r.id)) {
-      throw new InputError('E_DUPLICATE_ID', `${file}: history '${h.id}': duplicate record id '${r.id}'; record ids must be unique within a history`, { file });
+      throw new InputError(
+        'E_DUPLICATE_ID',
+        `${file}: history '${h.id}': duplicate record id '${r.id}'; record ids must be unique within a history`,
+        { file },
+      );
     }
     seen.add(r.id);
   }
@@ -26,7 +34,9 @@ export function validateHistory(h: History, file: string): History {
   for (const q of h.qa) {
     const parsed = QAItemSchema.safeParse(q);
     if (!parsed.success) {
-      throw new InputError('E_BAD_QA', `${file}: history '${h.id}', question ${String(q?.id)}: ${describeZodIssues(parsed.error.issues)}`, { file });
+      throw new InputError('E_BAD_QA', `${file}: history '${h.id}', question ${String(q?.id)}: ${describeZodIssues(parsed.error.issues)}`, {
+        file,
+      });
     }
     if (qaIds.has(q.id)) {
       throw new InputError('E_DUPLICATE_ID', `${file}: history '${h.id}': duplicate question id '${q.id}'`, { file });

@@ -15,7 +15,12 @@ export interface CallEstimate {
 }
 
 /** Estimates a request with `countTokens` (plus framing and any schema text sent along) and its `maxTokens`. */
-export function estimateCall(messages: readonly ChatMessage[], extraPromptText: string, maxTokens: number, price: ModelPrice | undefined): CallEstimate {
+export function estimateCall(
+  messages: readonly ChatMessage[],
+  extraPromptText: string,
+  maxTokens: number,
+  price: ModelPrice | undefined,
+): CallEstimate {
   let prompt = countTokens(extraPromptText);
   for (const m of messages) prompt += countTokens(m.content) + MESSAGE_OVERHEAD;
   return { tokens: prompt + maxTokens, dollars: costOf({ promptTokens: prompt, completionTokens: maxTokens, cachedTokens: 0 }, price) };

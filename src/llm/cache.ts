@@ -28,7 +28,9 @@ export interface EmbeddingKeyInput {
 
 /** sha256 (hex) of the canonical JSON of `input` (object keys sorted, undefined fields dropped). */
 export function cacheKey(input: CacheKeyInput | EmbeddingKeyInput): string {
-  return createHash('sha256').update(canonicalJson({ v: 1, ...input })).digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson({ v: 1, ...input }))
+    .digest('hex');
 }
 
 /** JSON with object keys sorted at every level, so equal requests hash equally whatever order they were built in. */

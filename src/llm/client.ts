@@ -85,7 +85,10 @@ const EMBED_BATCH = 128;
  */
 export function createLlmClient(config: LlmConfig, deps: LlmClientDeps = {}): MeteredLlmClient {
   if (!isLlmConfigured(config)) {
-    throw new LlmError('E_LLM_CONFIG', 'no LLM endpoint configured: set OPENAI_API_KEY (and OPENAI_BASE_URL for a non-OpenAI server), or run offline');
+    throw new LlmError(
+      'E_LLM_CONFIG',
+      'no LLM endpoint configured: set OPENAI_API_KEY (and OPENAI_BASE_URL for a non-OpenAI server), or run offline',
+    );
   }
   if (config.budget.maxDollars !== undefined) {
     const used = Object.entries(config.models);
@@ -178,7 +181,11 @@ class OpenAiCompatibleClient implements MeteredLlmClient {
     const model = this.config.embeddingModel;
     const role = req.role ?? 'design';
     if (model === undefined) {
-      throw new LlmError('E_LLM_NO_MODEL', 'no embedding model configured; set MEMSTEER_EMBEDDING_MODEL (or embeddingModel), or check hasEmbeddings() first', { role });
+      throw new LlmError(
+        'E_LLM_NO_MODEL',
+        'no embedding model configured; set MEMSTEER_EMBEDDING_MODEL (or embeddingModel), or check hasEmbeddings() first',
+        { role },
+      );
     }
     const dimensions = this.config.embeddingDimensions;
     const useCache = this.cache !== undefined && req.cache !== false;
@@ -202,23 +209,41 @@ class OpenAiCompatibleClient implements MeteredLlmClient {
           () => ({
             estimate: estimateCall([], inputs.join('\n'), 0, this.config.prices[model]),
             run: () =>
-              this.openai.embeddings.create({ model, input: inputs, encoding_format: 'float', ...(dimensions === undefined ? {} : { dimensions }) }),
+              this.openai.embeddings.create({
+                model,
+                input: inputs,
+                encoding_format: 'float',
+                ...(dimensions === undefined ? {} : { dimensions }),
+              }),
           }),
-          (r) => ({ promptTokens: r.usage?.prompt_tokens ?? inputs.reduce((n, t) => n + countTokens(t), 0), completionTokens: 0, cachedTokens: 0 }),
+          (r) => ({
+            promptTokens: r.usage?.prompt_tokens ?? inputs.reduce((n, t) => n + countTokens(t), 0),
+            completionTokens: 0,
+            cachedTokens: 0,
+          }),
         );
         const byIndex = [...response.data].sort((a, b) => a.index - b.index);
         if (byIndex.length !== inputs.length) {
-          throw new LlmError('E_LLM_HTTP', `${this.baseURL} returned ${byIndex.length} embeddings for ${inputs.length} inputs (model ${model})`, {
-            role,
-            model,
-            attempts: tracker.requests,
-          });
+          throw new LlmError(
+            'E_LLM_HTTP',
+            `${this.baseURL} returned ${byIndex.length} embeddings for ${inputs.length} inputs (model ${model})`,
+            {
+              role,
+              model,
+              attempts: tracker.requests,
+            },
+          );
         }
         batch.forEach((textIndex, j) => {
           const vector = Array.from(byIndex[j]!.embedding);
           vectors[textIndex] = vector;
           if (useCache) {
-            this.store(keys[textIndex]!, model, { text: JSON.stringify(vector), usage: { promptTokens: 0, completionTokens: 0, cachedTokens: 0 }, fromCache: false, key: keys[textIndex]! });
+            this.store(keys[textIndex]!, model, {
+              text: JSON.stringify(vector),
+              usage: { promptTokens: 0, completionTokens: 0, cachedTokens: 0 },
+              fromCache: false,
+              key: keys[textIndex]!,
+            });
           }
         });
       }
@@ -288,7 +313,11 @@ class OpenAiCompatibleClient implements MeteredLlmClient {
   }
 
   /** Runs one logical call and records it in the ledger, whether it succeeds or fails. */
-  private async metered<R>(req: CompletionRequest, kind: LedgerEntry['kind'], run: (model: string, tracker: CallTracker) => Promise<R>): Promise<R> {
+  private async metered<R>(
+    req: CompletionRequest,
+    kind: LedgerEntry['kind'],
+    run: (model: string, tracker: CallTracker) => Promise<R>,
+  ): Promise<R> {
     const model = this.config.models[req.role];
     if (model === undefined) {
       throw new LlmError(
@@ -300,7 +329,12 @@ class OpenAiCompatibleClient implements MeteredLlmClient {
     return this.meteredAs(req.role, model, kind, run);
   }
 
-  private async meteredAs<R>(role: LlmRole, model: string, kind: LedgerEntry['kind'], run: (model: string, tracker: CallTracker) => Promise<R>): Promise<R> {
+  private async meteredAs<R>(
+    role: LlmRole,
+    model: string,
+    kind: LedgerEntry['kind'],
+    run: (model: string, tracker: CallTracker) => Promise<R>,
+  ): Promise<R> {
     const tracker: CallTracker = {
       requests: 0,
       cacheReplies: 0,
@@ -392,7 +426,11 @@ class OpenAiCompatibleClient implements MeteredLlmClient {
         // some compatible servers report no usage; count it ourselves rather than book the call as free
         tracker.estimated = true;
         const text = r.choices[0]?.message.content ?? '';
-        return { promptTokens: sent.reduce((n, m) => n + countTokens(m.content) + 4, 0), completionTokens: countTokens(text), cachedTokens: 0 };
+        return {
+          promptTokens: sent.reduce((n, m) => n + countTokens(m.content) + 4, 0),
+          completionTokens: countTokens(text),
+          cachedTokens: 0,
+        };
       },
       (status) => {
         if (mode !== 'json_schema' || (status !== 400 && status !== 422)) return false;
@@ -463,7 +501,8 @@ class OpenAiCompatibleClient implements MeteredLlmClient {
     const body: ChatCompletionCreateParamsNonStreaming = { model, messages: messages.map((m) => ({ role: m.role, content: m.content })) };
     if (req.temperature !== undefined) body.temperature = req.temperature;
     if (req.maxTokens !== undefined) body[this.config.maxTokensParam] = req.maxTokens;
-    if (mode === 'json_schema') body.response_format = { type: 'json_schema', json_schema: { name: rs!.name, schema: rs!.schema, strict: rs!.strict } };
+    if (mode === 'json_schema')
+      body.response_format = { type: 'json_schema', json_schema: { name: rs!.name, schema: rs!.schema, strict: rs!.strict } };
     else if (mode === 'json_object') body.response_format = { type: 'json_object' };
     return body;
   }
@@ -508,4 +547,3 @@ function addUsage(into: TokenUsage, u: TokenUsage): void {
   into.completionTokens += u.completionTokens;
   into.cachedTokens += u.cachedTokens;
 }
-

@@ -4,7 +4,16 @@ import { LlmError } from './errors.ts';
 import type { LlmRole } from './types.ts';
 
 /** Every role, in ledger order. */
-export const LLM_ROLES = ['answerer', 'judge', 'planner', 'questioner', 'auditor', 'reader', 'proposer', 'design'] as const satisfies readonly LlmRole[];
+export const LLM_ROLES = [
+  'answerer',
+  'judge',
+  'planner',
+  'questioner',
+  'auditor',
+  'reader',
+  'proposer',
+  'design',
+] as const satisfies readonly LlmRole[];
 
 /** Dollars per 1M tokens. `cached` (prompt tokens served from the provider's prompt cache) defaults to `prompt`. */
 export const ModelPriceSchema = z.object({
@@ -21,7 +30,9 @@ export const BudgetLimitsSchema = z.object({
 });
 export type BudgetLimits = z.infer<typeof BudgetLimitsSchema>;
 
-const RoleModelsSchema = z.object(Object.fromEntries(LLM_ROLES.map((r) => [r, z.string().min(1).optional()])) as Record<LlmRole, z.ZodOptional<z.ZodString>>);
+const RoleModelsSchema = z.object(
+  Object.fromEntries(LLM_ROLES.map((r) => [r, z.string().min(1).optional()])) as Record<LlmRole, z.ZodOptional<z.ZodString>>,
+);
 
 /** The validated LLM configuration. Build it with `loadLlmConfig`. */
 export const LlmConfigSchema = z.object({
@@ -75,9 +86,18 @@ export type LlmConfigInput = z.input<typeof LlmConfigSchema>;
  * `MEMSTEER_LLM_BUDGET_USD`, `MEMSTEER_EMBEDDING_MODEL`.
  */
 export const LLM_ENV_VARS = [
-  'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'MEMSTEER_MODEL', ...LLM_ROLES.map((r) => `MEMSTEER_MODEL_${r.toUpperCase()}`),
-  'MEMSTEER_LLM_RETRIES', 'MEMSTEER_LLM_CONCURRENCY', 'MEMSTEER_LLM_TIMEOUT_MS', 'MEMSTEER_LLM_CACHE_DIR', 'MEMSTEER_LLM_CACHE',
-  'MEMSTEER_LLM_BUDGET_TOKENS', 'MEMSTEER_LLM_BUDGET_USD', 'MEMSTEER_EMBEDDING_MODEL',
+  'OPENAI_API_KEY',
+  'OPENAI_BASE_URL',
+  'MEMSTEER_MODEL',
+  ...LLM_ROLES.map((r) => `MEMSTEER_MODEL_${r.toUpperCase()}`),
+  'MEMSTEER_LLM_RETRIES',
+  'MEMSTEER_LLM_CONCURRENCY',
+  'MEMSTEER_LLM_TIMEOUT_MS',
+  'MEMSTEER_LLM_CACHE_DIR',
+  'MEMSTEER_LLM_CACHE',
+  'MEMSTEER_LLM_BUDGET_TOKENS',
+  'MEMSTEER_LLM_BUDGET_USD',
+  'MEMSTEER_EMBEDDING_MODEL',
 ] as const;
 
 /**
@@ -93,7 +113,8 @@ export function loadLlmConfig(env: Record<string, string | undefined> = process.
     const v = get(name);
     if (v === undefined) return undefined;
     const n = Number(v);
-    if (!Number.isFinite(n)) throw new LlmError('E_LLM_CONFIG', `${name}=${JSON.stringify(v)} is not a number; set it to a number or unset it`);
+    if (!Number.isFinite(n))
+      throw new LlmError('E_LLM_CONFIG', `${name}=${JSON.stringify(v)} is not a number; set it to a number or unset it`);
     return n;
   };
 
@@ -116,7 +137,10 @@ export function loadLlmConfig(env: Record<string, string | undefined> = process.
     budget: { maxTokens: num('MEMSTEER_LLM_BUDGET_TOKENS'), maxDollars: num('MEMSTEER_LLM_BUDGET_USD') },
   };
 
-  const merged: Record<string, unknown> = { ...dropUndefined(fromEnv as Record<string, unknown>), ...dropUndefined(overrides as Record<string, unknown>) };
+  const merged: Record<string, unknown> = {
+    ...dropUndefined(fromEnv as Record<string, unknown>),
+    ...dropUndefined(overrides as Record<string, unknown>),
+  };
   merged.models = { ...envModels, ...dropUndefined(overrides.models ?? {}) };
   merged.prices = { ...(overrides.prices ?? {}) };
   merged.budget = { ...dropUndefined(fromEnv.budget ?? {}), ...dropUndefined(overrides.budget ?? {}) };

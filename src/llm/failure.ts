@@ -35,4 +35,3 @@ function oneLine(s: string): string {
   const flat = s.replace(/\s+/g, ' ').trim();
   return flat.length > 300 ? `${flat.slice(0, 300)}…` : flat;
 }
-

@@ -45,7 +45,15 @@ export {
   type LedgerSnapshot,
 } from './ledger.ts';
 export { Budget, estimateCall, type CallEstimate } from './budget.ts';
-export { ResponseCache, cacheKey, canonicalJson, CachedResponseSchema, type CacheKeyInput, type EmbeddingKeyInput, type CachedResponse } from './cache.ts';
+export {
+  ResponseCache,
+  cacheKey,
+  canonicalJson,
+  CachedResponseSchema,
+  type CacheKeyInput,
+  type EmbeddingKeyInput,
+  type CachedResponse,
+} from './cache.ts';
 export { costOf } from './pricing.ts';
 export { Limiter } from './limiter.ts';
 export { parseRetryAfter, backoffDelay, realSleep, type SleepFn } from './retry.ts';

@@ -90,8 +90,17 @@ export class Ledger {
 /** Totals of a list of entries (exported for summarising a ledger read back from disk). */
 export function sumEntries(entries: readonly LedgerEntry[]): LedgerTotals {
   const t: LedgerTotals = {
-    calls: 0, cacheHits: 0, failures: 0, attempts: 0, promptTokens: 0, completionTokens: 0, cachedTokens: 0,
-    knownCost: 0, cost: 0, unknownCostCalls: 0, latencyMs: 0,
+    calls: 0,
+    cacheHits: 0,
+    failures: 0,
+    attempts: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+    cachedTokens: 0,
+    knownCost: 0,
+    cost: 0,
+    unknownCostCalls: 0,
+    latencyMs: 0,
   };
   for (const e of entries) {
     t.calls++;

@@ -1,6 +1,6 @@
-import type { CompiledProgram } from '../evaluate/sandbox-api.ts';
-import type { EvalSummary } from '../evaluate/summary.ts';
-import type { QuestionTrace } from '../evaluate/trace.ts';
+import type { CompiledProgram } from '../isolate/sandbox-api.ts';
+import type { EvalSummary } from '../scoring/summary.ts';
+import type { QuestionTrace } from '../scoring/trace.ts';
 import type { Provenance } from '../diagnose/provenance.ts';
 import type { QAItem } from '../history/record.ts';
 
@@ -50,7 +50,11 @@ export function questionFitness(trace: QuestionTrace, objective: Objective): num
 }
 
 /** Per-question fitness map and its mean. */
-export function fitnessOf(traces: readonly QuestionTrace[], items: readonly QAItem[], objective: Objective): { perQuestion: Record<string, number>; fitness: number } {
+export function fitnessOf(
+  traces: readonly QuestionTrace[],
+  items: readonly QAItem[],
+  objective: Objective,
+): { perQuestion: Record<string, number>; fitness: number } {
   const withEvidence = new Set(items.filter((i) => i.evidence.length > 0).map((i) => `${i.history}/${i.id}`));
   const perQuestion: Record<string, number> = {};
   for (const t of traces) {

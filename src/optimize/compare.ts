@@ -9,7 +9,7 @@ import type { LlmClient } from '../llm/types.ts';
 import { writeFileAtomic } from '../util/atomic-write.ts';
 import { openArchive } from '../archive/index.ts';
 import { createRunEvaluator } from './pool-evaluator.ts';
-import { createRng, deriveSeed } from './rng.ts';
+import { createRng, deriveSeed } from '../util/rng.ts';
 import { loadSplits, runOptimize, type OptimizeConfigInput, type OptimizeReport, type SplitScores } from './run-optimize.ts';
 import type { SearchEvent } from './search-loop.ts';
 import { pairedBootstrap } from './strategies/bootstrap.ts';
@@ -171,7 +171,12 @@ export async function runCompare(input: CompareOptionsInput, hooks: CompareHooks
     const t0 = performance.now();
     const report = await runOptimize({
       out: join(out, arm),
-      config: { ...common, seed: space === 'config' ? options.seed : (options.codeSeed ?? options.seed), space, control: arm === 'control' },
+      config: {
+        ...common,
+        seed: space === 'config' ? options.seed : (options.codeSeed ?? options.seed),
+        space,
+        control: arm === 'control',
+      },
       llm,
       ...(hooks.onEvent ? { onEvent: (e: SearchEvent) => hooks.onEvent!(arm, e) } : {}),
     });
@@ -191,9 +196,18 @@ export async function runCompare(input: CompareOptionsInput, hooks: CompareHooks
   try {
     for (const arm of arms) {
       const { report } = reports.get(arm)!;
-      const evaluator = createRunEvaluator({ histories, questions: splits, pool, llm, contextBudget: options.contextBudget, objective, runDir: report.dir });
+      const evaluator = createRunEvaluator({
+        histories,
+        questions: splits,
+        pool,
+        llm,
+        contextBudget: options.contextBudget,
+        objective,
+        runDir: report.dir,
+      });
       const c = await compileDesign(openArchive(report.dir).source(report.best.id));
-      if (!c.ok) throw new Error(`the best design of the ${arm} arm (${report.best.id}) no longer compiles: ${c.diagnostics[0]?.message ?? ''}`);
+      if (!c.ok)
+        throw new Error(`the best design of the ${arm} arm (${report.best.id}) no longer compiles: ${c.diagnostics[0]?.message ?? ''}`);
       perQuestion.set(arm, (await evaluator.evaluate(c.program, split)).perQuestion);
     }
   } finally {
@@ -204,13 +218,26 @@ export async function runCompare(input: CompareOptionsInput, hooks: CompareHooks
     const pa = perQuestion.get(a)!;
     const pb = perQuestion.get(b)!;
     // Sorted keys: the resampling must not depend on the order questions were evaluated in.
-    const keys = Object.keys(pa).filter((k) => pb[k] !== undefined).sort();
+    const keys = Object.keys(pa)
+      .filter((k) => pb[k] !== undefined)
+      .sort();
     const r = pairedBootstrap(
       keys.map((k) => pa[k]!),
       keys.map((k) => pb[k]!),
       { rng: createRng(deriveSeed(options.rngSeed, 'compare', a, b)), resamples: options.resamples, level: options.level },
     );
-    return { a, b, split, n: r.n, mean: r.mean, lower: r.lower, upper: r.upper, level: r.level, resamples: r.resamples, pBetter: r.pBetter };
+    return {
+      a,
+      b,
+      split,
+      n: r.n,
+      mean: r.mean,
+      lower: r.lower,
+      upper: r.upper,
+      level: r.level,
+      resamples: r.resamples,
+      pBetter: r.pBetter,
+    };
   };
   const differences = [difference('code', 'config')];
   if (options.control) differences.push(difference('code', 'control'), difference('config', 'control'));
@@ -227,12 +254,20 @@ export async function runCompare(input: CompareOptionsInput, hooks: CompareHooks
     differences,
     ms: performance.now() - started,
   });
-  writeFileAtomic(join(out, 'compare.json'), JSON.stringify(report, null, 2) + '\n');
+  writeFileAtomic(join(out, 'compare.json'), `${JSON.stringify(report, null, 2)}\n`);
   return report;
 }
 
 function scoresOf(s: SplitScores): CompareScores {
-  return { fitness: s.fitness, n: s.n, recallAt10: s.recallAt10, contextRecall: s.contextRecall, accuracy: s.accuracy, f1: s.f1, locomoF1: s.locomoF1 };
+  return {
+    fitness: s.fitness,
+    n: s.n,
+    recallAt10: s.recallAt10,
+    contextRecall: s.contextRecall,
+    accuracy: s.accuracy,
+    f1: s.f1,
+    locomoF1: s.locomoF1,
+  };
 }
 
 function armReport(arm: ArmName, r: { report: OptimizeReport; space: 'code' | 'config'; ms: number }): ArmReport {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { parseSource, topLevelNames, unwrapExpression } from '../design/design-source.ts';
 import type { EditOp } from '../design/edit-ops.ts';
 import { ConfigError, describeZodIssues } from '../errors.ts';
-import type { CompileDiagnostic, CompileResult } from '../evaluate/sandbox-api.ts';
+import type { CompileDiagnostic, CompileResult } from '../isolate/sandbox-api.ts';
 
 /**
  * The config search space: the typed top-level constants of seeds/configurable.ts, their schema (enums and
@@ -67,25 +67,76 @@ export interface FieldInfo {
 const lexical = (c: Config) => c.RETRIEVER !== 'embedding';
 
 export const CONFIG_FIELDS: Readonly<Record<ConfigName, FieldInfo>> = {
-  UNIT_GRANULARITY: { targets: ['storage', 'retrieval'], doc: 'what BM25 ranks a record by: itself, itself with ±WINDOW_RADIUS thread neighbours, or its session (records then ranked inside their session)' },
-  WINDOW_RADIUS: { targets: ['storage', 'retrieval'], step: 1, doc: 'thread neighbours on each side indexed with a record (granularity window)', active: (c) => c.UNIT_GRANULARITY === 'window' && lexical(c) },
-  SESSION_SIZE: { targets: ['storage', 'retrieval'], step: 15, doc: 'records per session (threads are split into chunks of this size)', active: (c) => lexical(c) && (c.UNIT_GRANULARITY === 'session' || c.SESSION_FUSION > 0) },
+  UNIT_GRANULARITY: {
+    targets: ['storage', 'retrieval'],
+    doc: 'what BM25 ranks a record by: itself, itself with ±WINDOW_RADIUS thread neighbours, or its session (records then ranked inside their session)',
+  },
+  WINDOW_RADIUS: {
+    targets: ['storage', 'retrieval'],
+    step: 1,
+    doc: 'thread neighbours on each side indexed with a record (granularity window)',
+    active: (c) => c.UNIT_GRANULARITY === 'window' && lexical(c),
+  },
+  SESSION_SIZE: {
+    targets: ['storage', 'retrieval'],
+    step: 15,
+    doc: 'records per session (threads are split into chunks of this size)',
+    active: (c) => lexical(c) && (c.UNIT_GRANULARITY === 'session' || c.SESSION_FUSION > 0),
+  },
   RETRIEVER: { targets: ['retrieval'], doc: 'lexical BM25, dense embedding cosine (tools.embed), or both fused' },
-  FUSION: { targets: ['retrieval'], doc: 'hybrid fusion: reciprocal rank fusion, or a weighted sum of max-normalised scores', active: (c) => c.RETRIEVER === 'hybrid' },
-  EMBEDDING_WEIGHT: { targets: ['retrieval'], step: 0.2, doc: 'weight of the dense ranking in hybrid fusion (BM25 gets 1 − it)', active: (c) => c.RETRIEVER === 'hybrid' },
+  FUSION: {
+    targets: ['retrieval'],
+    doc: 'hybrid fusion: reciprocal rank fusion, or a weighted sum of max-normalised scores',
+    active: (c) => c.RETRIEVER === 'hybrid',
+  },
+  EMBEDDING_WEIGHT: {
+    targets: ['retrieval'],
+    step: 0.2,
+    doc: 'weight of the dense ranking in hybrid fusion (BM25 gets 1 − it)',
+    active: (c) => c.RETRIEVER === 'hybrid',
+  },
   RRF_K: { targets: ['retrieval'], step: 30, doc: 'RRF constant', active: (c) => c.RETRIEVER === 'hybrid' && c.FUSION === 'rrf' },
   TOP_K: { targets: ['retrieval'], step: 20, doc: 'records retrieved per question' },
   BM25_K1: { targets: ['retrieval'], step: 0.3, doc: 'BM25 term-frequency saturation', active: lexical },
   BM25_B: { targets: ['retrieval'], step: 0.15, doc: 'BM25 length normalisation', active: lexical },
   STEM: { targets: ['retrieval', 'storage'], doc: 'Porter-stem index and query terms', active: lexical },
   INDEX_DATES: { targets: ['storage', 'retrieval'], doc: "index the record's date words so dated questions match them", active: lexical },
-  SESSION_FUSION: { targets: ['retrieval'], step: 0.3, doc: "weight of the record's session score fused into its own (0 = off)", active: (c) => c.UNIT_GRANULARITY !== 'session' },
-  EXPANSION_TERMS: { targets: ['retrieval'], step: 3, doc: 'pseudo-relevance feedback terms added to the query (0 = off)', active: lexical },
-  EXPANSION_DOCS: { targets: ['retrieval'], step: 2, doc: 'first-round hits read for feedback terms', active: (c) => lexical(c) && c.EXPANSION_TERMS > 0 },
+  SESSION_FUSION: {
+    targets: ['retrieval'],
+    step: 0.3,
+    doc: "weight of the record's session score fused into its own (0 = off)",
+    active: (c) => c.UNIT_GRANULARITY !== 'session',
+  },
+  EXPANSION_TERMS: {
+    targets: ['retrieval'],
+    step: 3,
+    doc: 'pseudo-relevance feedback terms added to the query (0 = off)',
+    active: lexical,
+  },
+  EXPANSION_DOCS: {
+    targets: ['retrieval'],
+    step: 2,
+    doc: 'first-round hits read for feedback terms',
+    active: (c) => lexical(c) && c.EXPANSION_TERMS > 0,
+  },
   TIME_FILTER: { targets: ['retrieval'], doc: 'month/year the question names: ignored, boosted, or a filter' },
-  TIME_WEIGHT: { targets: ['retrieval'], step: 0.15, doc: 'time boost as a share of the top score', active: (c) => c.TIME_FILTER === 'boost' },
-  CONTEXT_NEIGHBOURS: { targets: ['answering', 'retrieval'], step: 1, doc: 'thread neighbours delivered with each of the first hits (0 = off)' },
-  EXPANDED_HITS: { targets: ['answering'], step: 2, doc: 'how many top hits bring their neighbours', active: (c) => c.CONTEXT_NEIGHBOURS > 0 },
+  TIME_WEIGHT: {
+    targets: ['retrieval'],
+    step: 0.15,
+    doc: 'time boost as a share of the top score',
+    active: (c) => c.TIME_FILTER === 'boost',
+  },
+  CONTEXT_NEIGHBOURS: {
+    targets: ['answering', 'retrieval'],
+    step: 1,
+    doc: 'thread neighbours delivered with each of the first hits (0 = off)',
+  },
+  EXPANDED_HITS: {
+    targets: ['answering'],
+    step: 2,
+    doc: 'how many top hits bring their neighbours',
+    active: (c) => c.CONTEXT_NEIGHBOURS > 0,
+  },
   CONTEXT_ORDER: { targets: ['answering'], doc: 'order of the delivered records' },
   PACKING: { targets: ['answering'], doc: 'budget packing: skip what does not fit and go on; dedupe also skips repeated records' },
 };
@@ -171,7 +222,13 @@ function readSites(source: string): { sites: ConfigSite[]; problems: CompileDiag
   }));
   for (const s of sites) {
     const r = ConfigSchema.shape[s.name].safeParse(s.value);
-    if (!r.success) problems.push({ line: s.line, column: 1, code: 'config-range', message: `${s.name} = ${JSON.stringify(s.value) ?? 'not a literal'}: ${describeField(s.name)}` });
+    if (!r.success)
+      problems.push({
+        line: s.line,
+        column: 1,
+        code: 'config-range',
+        message: `${s.name} = ${JSON.stringify(s.value) ?? 'not a literal'}: ${describeField(s.name)}`,
+      });
   }
   if (problems.length) return { sites, problems };
   return { sites, problems, config: ConfigSchema.parse(Object.fromEntries(sites.map((s) => [s.name, s.value]))) };
@@ -185,7 +242,10 @@ export function readConfig(source: string): Config {
   const r = readSites(source);
   if (!r.config) {
     const p = r.problems[0]!;
-    throw new ConfigError('E_CONFIG_SOURCE', `line ${p.line}: ${p.message}${r.problems.length > 1 ? ` (and ${r.problems.length - 1} more)` : ''}`);
+    throw new ConfigError(
+      'E_CONFIG_SOURCE',
+      `line ${p.line}: ${p.message}${r.problems.length > 1 ? ` (and ${r.problems.length - 1} more)` : ''}`,
+    );
   }
   return r.config;
 }
@@ -207,11 +267,13 @@ export function describeField(name: ConfigName): string {
 
 /** Validates a change against the schema; the issues name each offending knob and what it accepts. */
 export function checkConfigChange(change: unknown): { ok: true; change: ConfigChange } | { ok: false; issues: string[] } {
-  if (typeof change !== 'object' || change === null || Array.isArray(change)) return { ok: false, issues: ['the change must be an object {NAME: value}'] };
+  if (typeof change !== 'object' || change === null || Array.isArray(change))
+    return { ok: false, issues: ['the change must be an object {NAME: value}'] };
   const issues: string[] = [];
   for (const [name, value] of Object.entries(change)) {
     if (!isConfigName(name)) issues.push(`${name} is not a config knob; knobs are ${CONFIG_NAMES.join(', ')}`);
-    else if (!ConfigSchema.shape[name].safeParse(value).success) issues.push(`${name} = ${JSON.stringify(value)}: must be ${describeField(name)}`);
+    else if (!ConfigSchema.shape[name].safeParse(value).success)
+      issues.push(`${name} = ${JSON.stringify(value)}: must be ${describeField(name)}`);
   }
   if (Object.keys(change).length === 0) issues.push('the change is empty: set at least one knob');
   if (issues.length) return { ok: false, issues };
@@ -223,7 +285,11 @@ export function checkConfigChange(change: unknown): { ok: true; change: ConfigCh
 export function configEdits(change: ConfigChange | Record<string, unknown>): EditOp[] {
   const r = checkConfigChange(change);
   if (!r.ok) throw new ConfigError('E_CONFIG_CHANGE', `invalid config change: ${r.issues.join('; ')}`);
-  return (Object.entries(r.change) as Array<[ConfigName, string | number | boolean]>).map(([name, value]) => ({ op: 'set-constant', name, value }));
+  return (Object.entries(r.change) as Array<[ConfigName, string | number | boolean]>).map(([name, value]) => ({
+    op: 'set-constant',
+    name,
+    value,
+  }));
 }
 
 /** The changed knobs between two configs. */
@@ -271,9 +337,16 @@ export function configSpaceProblems(source: string, seedSource: string): Compile
 }
 
 /** Wraps a design compiler so that candidates outside the seed's config space fail with located diagnostics. */
-export function configSpaceCompile(seedSource: string, compile: (source: string) => Promise<CompileResult>): (source: string) => Promise<CompileResult> {
+export function configSpaceCompile(
+  seedSource: string,
+  compile: (source: string) => Promise<CompileResult>,
+): (source: string) => Promise<CompileResult> {
   const seedProblems = configProblems(seedSource);
-  if (seedProblems.length) throw new ConfigError('E_CONFIG_SEED', `the seed is not a config-space design: line ${seedProblems[0]!.line}: ${seedProblems[0]!.message}; use seeds/configurable.ts`);
+  if (seedProblems.length)
+    throw new ConfigError(
+      'E_CONFIG_SEED',
+      `the seed is not a config-space design: line ${seedProblems[0]!.line}: ${seedProblems[0]!.message}; use seeds/configurable.ts`,
+    );
   return async (source) => {
     const problems = configSpaceProblems(source, seedSource);
     if (problems.length) return { ok: false, diagnostics: problems, ms: 0 };

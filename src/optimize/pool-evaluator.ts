@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { evalAnswererFrom, evalScorerFrom } from '../evaluate/eval-adapters.ts';
 import { evaluateProgram, type EvalAnswerer, type EvalPool, type EvalScorer } from '../evaluate/evaluate.ts';
 import type { LlmClient } from '../llm/types.ts';
-import type { CompiledProgram } from '../evaluate/sandbox-api.ts';
-import { summarize } from '../evaluate/summary.ts';
+import type { CompiledProgram } from '../isolate/sandbox-api.ts';
+import { summarize } from '../scoring/summary.ts';
 import type { History, QAItem } from '../history/record.ts';
 import { fitnessOf, type CandidateEvaluator, type Objective, type QuestionSplit } from './candidate-evaluator.ts';
 

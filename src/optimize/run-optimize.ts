@@ -8,13 +8,13 @@ import { compileDesign } from '../design/compile.ts';
 import { diffSources } from '../design/diff.ts';
 import { ConfigError, InputError } from '../errors.ts';
 import { createEvalPool } from '../evaluate/evaluate.ts';
-import type { EvalSummary } from '../evaluate/summary.ts';
+import type { EvalSummary } from '../scoring/summary.ts';
 import { loadHistories } from '../history/load.ts';
 import { QAItemSchema, type History, type QAItem } from '../history/record.ts';
 import { openLlmClient } from '../llm/client.ts';
 import type { LlmClient } from '../llm/types.ts';
 import { readJsonl, writeJsonl } from '../util/jsonl.ts';
-import { QuestionTraceSchema, traceForFile } from '../evaluate/trace-schema.ts';
+import { QuestionTraceSchema, traceForFile } from '../scoring/trace-schema.ts';
 import { OFFICIAL_TRACES_DIR } from '../archive/schemas.ts';
 import type { CandidateEvaluation, Objective, QuestionSplit } from './candidate-evaluator.ts';
 import { testScoresEvent } from '../export/test-scores.ts';
@@ -26,7 +26,17 @@ import { createLlmConfigProposer } from './proposers/llm-config-proposer.ts';
 import { configSpaceCompile } from './config-space.ts';
 import type { Proposer } from './proposers/types.ts';
 import { runSearch, type FeedbackMode, type SearchEvent } from './search-loop.ts';
-import { acceptanceFromSpec, anyOf, dollarBudget, maxIterations, maxProposals, noImprovement, parentSelectorFromSpec, tokenBudget, wallTime } from './strategies/index.ts';
+import {
+  acceptanceFromSpec,
+  anyOf,
+  dollarBudget,
+  maxIterations,
+  maxProposals,
+  noImprovement,
+  parentSelectorFromSpec,
+  tokenBudget,
+  wallTime,
+} from './strategies/index.ts';
 import type { StopCondition } from './strategies/types.ts';
 
 /** The optimizer's configuration, as given on the command line; stored in the manifest so `--resume` needs nothing else. */
@@ -80,7 +90,16 @@ export interface OptimizeReport {
   objective: Objective;
   stopReason: string;
   /** One point per iteration: the candidate's validation score and whether it was accepted. */
-  trajectory: Array<{ iteration: number; program: string; parent: string | null; score: number | null; accepted: boolean; status: string; proposer: string; rationale: string }>;
+  trajectory: Array<{
+    iteration: number;
+    program: string;
+    parent: string | null;
+    score: number | null;
+    accepted: boolean;
+    status: string;
+    proposer: string;
+    rationale: string;
+  }>;
   seed: { id: string; val: SplitScores; test: SplitScores | null };
   best: { id: string; val: SplitScores; test: SplitScores | null };
   accepted: number;
@@ -110,7 +129,8 @@ export async function runOptimize(options: OptimizeOptions): Promise<OptimizeRep
   let archive: Archive;
   let config: OptimizeConfig;
   if (options.resume) {
-    if (!existsSync(join(dir, 'manifest.json'))) throw new InputError('E_NO_RUN', `${options.out}: no run to resume here (no manifest.json)`, { file: dir });
+    if (!existsSync(join(dir, 'manifest.json')))
+      throw new InputError('E_NO_RUN', `${options.out}: no run to resume here (no manifest.json)`, { file: dir });
     archive = openArchive(dir);
     config = OptimizeConfigSchema.parse(archive.manifest.config);
   } else {
@@ -131,7 +151,13 @@ export async function runOptimize(options: OptimizeOptions): Promise<OptimizeRep
     archive = createArchive(dir, {
       config: { ...config, objective },
       seeds: [{ path: config.seed, sha256: sha256(seedSource) }],
-      models: llm ? { proposer: modelName(llm, 'proposer'), answerer: modelName(llm, 'answerer'), judge: modelName(llm, 'judge') } : { proposer: config.space === 'config' ? 'offline-config-mutation' : 'offline-mutation', answerer: 'extractive-reader', judge: 'f1-threshold' },
+      models: llm
+        ? { proposer: modelName(llm, 'proposer'), answerer: modelName(llm, 'answerer'), judge: modelName(llm, 'judge') }
+        : {
+            proposer: config.space === 'config' ? 'offline-config-mutation' : 'offline-mutation',
+            answerer: 'extractive-reader',
+            judge: 'f1-threshold',
+          },
       promptVersions: {},
       rngSeed: config.rngSeed,
     });
@@ -140,13 +166,28 @@ export async function runOptimize(options: OptimizeOptions): Promise<OptimizeRep
 
   const proposer: Proposer =
     config.space === 'config'
-      ? llm?.hasRole('proposer') ? createLlmConfigProposer({ client: llm }) : createConfigMutationProposer()
-      : llm?.hasRole('proposer') ? createLlmProposer({ client: llm }) : createMutationProposer();
+      ? llm?.hasRole('proposer')
+        ? createLlmConfigProposer({ client: llm })
+        : createConfigMutationProposer()
+      : llm?.hasRole('proposer')
+        ? createLlmProposer({ client: llm })
+        : createMutationProposer();
   const pool = createEvalPool({ ...(config.jobs ? { size: config.jobs } : {}), ...(llm ? { llm } : {}) });
   try {
-    const evaluator = createRunEvaluator({ histories, questions: splits, pool, llm, contextBudget: config.contextBudget, objective, runDir: dir, ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
+    const evaluator = createRunEvaluator({
+      histories,
+      questions: splits,
+      pool,
+      llm,
+      contextBudget: config.contextBudget,
+      objective,
+      runDir: dir,
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    });
     // A resumed run's --wall-time counts the time already spent: proposing and evaluating, as the programs recorded it.
-    const elapsedBeforeMs = options.resume ? archive.list().reduce((ms, p) => ms + (p.cost.proposeMs ?? 0) + (p.cost.evaluateMs ?? 0), 0) : 0;
+    const elapsedBeforeMs = options.resume
+      ? archive.list().reduce((ms, p) => ms + (p.cost.proposeMs ?? 0) + (p.cost.evaluateMs ?? 0), 0)
+      : 0;
     const result = await runSearch({
       archive,
       evaluator,
@@ -181,7 +222,10 @@ export async function runOptimize(options: OptimizeOptions): Promise<OptimizeRep
     const seedTest = await scoresFor(result.seed, 'test');
     const bestTest = await scoresFor(result.best, 'test');
     // The archive keeps official-test scores beside the run (export and the report read them).
-    for (const [p, t] of [[result.seed, seedTest], [result.best, bestTest]] as const) {
+    for (const [p, t] of [
+      [result.seed, seedTest],
+      [result.best, bestTest],
+    ] as const) {
       if (t) archive.appendEvent(testScoresEvent({ program: p.id, value: t.fitness, n: t.n, metrics: testMetrics(t) }));
     }
     const state = result.state;
@@ -206,7 +250,10 @@ export async function runOptimize(options: OptimizeOptions): Promise<OptimizeRep
       best: { id: result.best.id, val: bestVal, test: bestTest },
       accepted: state.accepted.length - state.seeds.length,
       proposals: state.proposals,
-      diff: diffSources(archive.source(result.seed.id), archive.source(result.best.id), { from: `seed (${basename(config.seed)})`, to: `best (${result.best.id})` }),
+      diff: diffSources(archive.source(result.seed.id), archive.source(result.best.id), {
+        from: `seed (${basename(config.seed)})`,
+        to: `best (${result.best.id})`,
+      }),
       cost: state.cost,
     };
   } finally {

@@ -3,12 +3,12 @@ import type { ProgramRecord, Scores } from '../archive/schemas.ts';
 import type { SearchState } from '../archive/state.ts';
 import { sha256 } from '../archive/program-id.ts';
 import { applyAndCheck, describeEditFailure } from '../design/apply-edits.ts';
-import type { CompileResult, CompiledProgram } from '../evaluate/sandbox-api.ts';
+import type { CompileResult, CompiledProgram } from '../isolate/sandbox-api.ts';
 import { diagnose, type Diagnosis } from '../diagnose/diagnosis.ts';
 import { sampleFailures, sampleRandomFailures, type FailureCase, type RecordLookup } from '../diagnose/sample.ts';
 import type { QAItem } from '../history/record.ts';
 import { BudgetExceededError } from '../llm/errors.ts';
-import { createRng, deriveSeed } from './rng.ts';
+import { createRng, deriveSeed } from '../util/rng.ts';
 import type { CandidateEvaluation, CandidateEvaluator, Objective } from './candidate-evaluator.ts';
 import type { Proposal, Proposer, RevisionNote } from './proposers/types.ts';
 import type { AcceptanceRule, ParentSelector, ScoredProgram, SearchProgress, StopCondition } from './strategies/types.ts';
@@ -102,9 +102,17 @@ export async function runSearch(options: SearchLoopOptions): Promise<SearchResul
     const allFailed = e.traces.length > 0 && e.traces.every((t) => t.error);
     if (allFailed) {
       const first = e.traces[0]!.error!;
-      return archive.recordFailure(p.id, { stage: 'evaluate', code: `E_SANDBOX_${first.kind.toUpperCase()}`, message: `${first.stage}: ${first.message}` }, { promptTokens: e.tokens.prompt, completionTokens: e.tokens.completion, evaluateMs: e.ms });
+      return archive.recordFailure(
+        p.id,
+        { stage: 'evaluate', code: `E_SANDBOX_${first.kind.toUpperCase()}`, message: `${first.stage}: ${first.message}` },
+        { promptTokens: e.tokens.prompt, completionTokens: e.tokens.completion, evaluateMs: e.ms },
+      );
     }
-    return archive.recordEvaluation(p.id, { scores: scoresOf(e), traces: e.traces, cost: { promptTokens: e.tokens.prompt, completionTokens: e.tokens.completion, evaluateMs: e.ms } });
+    return archive.recordEvaluation(p.id, {
+      scores: scoresOf(e),
+      traces: e.traces,
+      cost: { promptTokens: e.tokens.prompt, completionTokens: e.tokens.completion, evaluateMs: e.ms },
+    });
   };
 
   /** Training-set evaluation and diagnosis of an accepted program (cached in memory and, via the evaluator, on disk). */
@@ -117,7 +125,9 @@ export async function runSearch(options: SearchLoopOptions): Promise<SearchResul
     }
     let d = archive.diagnosis(p.id);
     if (!d) {
-      d = diagnose(evaluator.questions.train, e.traces, e.provenance, { objective: objective === 'evidence' ? 'evidence' : objective === 'f1' ? 'f1' : 'accuracy' });
+      d = diagnose(evaluator.questions.train, e.traces, e.provenance, {
+        objective: objective === 'evidence' ? 'evidence' : objective === 'f1' ? 'f1' : 'accuracy',
+      });
       archive.recordDiagnosis(p.id, d);
     }
     return { diagnosis: d, evaluation: e };
@@ -126,8 +136,22 @@ export async function runSearch(options: SearchLoopOptions): Promise<SearchResul
   const decide = async (p: ProgramRecord, against: ProgramRecord, rngSeed: number): Promise<ProgramRecord> => {
     const rng = createRng(rngSeed);
     const d = options.accept.decide(scored(p), scored(against), rng);
-    const record = archive.recordDecision(p.id, { accepted: d.accept, reason: d.reason, against: against.id, delta: d.delta, ...(d.ci ? { ci: d.ci } : {}) });
-    emit({ type: 'decided', iteration: p.iteration, program: p.id, accepted: d.accept, score: p.scores?.value ?? 0, delta: d.delta, reason: d.reason });
+    const record = archive.recordDecision(p.id, {
+      accepted: d.accept,
+      reason: d.reason,
+      against: against.id,
+      delta: d.delta,
+      ...(d.ci ? { ci: d.ci } : {}),
+    });
+    emit({
+      type: 'decided',
+      iteration: p.iteration,
+      program: p.id,
+      accepted: d.accept,
+      score: p.scores?.value ?? 0,
+      delta: d.delta,
+      reason: d.reason,
+    });
     if (d.accept && !options.control) await diagnosisOf(record);
     return record;
   };
@@ -138,7 +162,14 @@ export async function runSearch(options: SearchLoopOptions): Promise<SearchResul
     for (const s of options.seeds) {
       const c = await options.compile(s.source);
       if (!c.ok) throw new Error(`seed ${s.label} does not compile: line ${c.diagnostics[0]?.line}: ${c.diagnostics[0]?.message}`);
-      archive.addProgram({ kind: 'seed', iteration: 0, parent: null, source: s.source, proposer: `seed:${s.label}`, rationale: `seed ${s.label}` });
+      archive.addProgram({
+        kind: 'seed',
+        iteration: 0,
+        parent: null,
+        source: s.source,
+        proposer: `seed:${s.label}`,
+        rationale: `seed ${s.label}`,
+      });
     }
     state = archive.loadState();
   } else {
@@ -146,7 +177,8 @@ export async function runSearch(options: SearchLoopOptions): Promise<SearchResul
   }
   for (const p of state.pending) {
     const evaluated = await evaluateVal(p);
-    if (evaluated.status === 'failed') emit({ type: 'invalid', iteration: p.iteration, program: p.id, stage: 'evaluate', message: evaluated.failure?.message ?? '' });
+    if (evaluated.status === 'failed')
+      emit({ type: 'invalid', iteration: p.iteration, program: p.id, stage: 'evaluate', message: evaluated.failure?.message ?? '' });
   }
   state = archive.loadState();
   for (const p of state.undecided) {
@@ -161,7 +193,10 @@ export async function runSearch(options: SearchLoopOptions): Promise<SearchResul
   }
   state = archive.loadState();
   const seed = state.seeds.find((s) => s.status === 'accepted');
-  if (!seed) throw new Error(`no seed design evaluated successfully: ${state.seeds.map((s) => `${s.id}: ${s.failure?.message ?? s.status}`).join('; ')}`);
+  if (!seed)
+    throw new Error(
+      `no seed design evaluated successfully: ${state.seeds.map((s) => `${s.id}: ${s.failure?.message ?? s.status}`).join('; ')}`,
+    );
 
   // ── iterations ──
   let stopReason = '';
@@ -214,20 +249,28 @@ export async function runSearch(options: SearchLoopOptions): Promise<SearchResul
       const t0 = performance.now();
       /** A proposal that never got to edits (the proposer failed, or sent none): recorded, and the loop goes on. */
       const invalidProposal = (rationale: string, code: string, message: string): void => {
-        const record = archive.addProgram({ iteration, attempt, parent: parent.id, edits: [], proposer: options.proposer.name, rationale, failure: { stage: 'propose', code, message } });
+        const record = archive.addProgram({
+          iteration,
+          attempt,
+          parent: parent.id,
+          edits: [],
+          proposer: options.proposer.name,
+          rationale,
+          failure: { stage: 'propose', code, message },
+        });
         emit({ type: 'invalid', iteration, program: record.id, stage: 'propose', message });
       };
       let proposal: Proposal | null;
       try {
         proposal = await options.proposer.propose({
-        parent: { id: parent.id, source: parentSource, score: parent.scores?.value ?? 0, scores: parent.scores?.metrics ?? {} },
-        diagnosis,
-        failures,
-        revisions,
-        objective,
-        rng: rng.fork(`propose:${attempt}`),
-        isKnownSource: (src) => knownHashes.has(sha256(src)),
-        ...(repair ? { repair } : {}),
+          parent: { id: parent.id, source: parentSource, score: parent.scores?.value ?? 0, scores: parent.scores?.metrics ?? {} },
+          diagnosis,
+          failures,
+          revisions,
+          objective,
+          rng: rng.fork(`propose:${attempt}`),
+          isKnownSource: (src) => knownHashes.has(sha256(src)),
+          ...(repair ? { repair } : {}),
         });
       } catch (err) {
         // Over budget is a clean stop; any other proposer failure (a malformed reply after the client's own
@@ -236,7 +279,11 @@ export async function runSearch(options: SearchLoopOptions): Promise<SearchResul
           stopReason = `budget: ${err.message}`;
           break;
         }
-        invalidProposal('the proposer failed', (err as { code?: string }).code ?? 'E_PROPOSER', err instanceof Error ? err.message : String(err));
+        invalidProposal(
+          'the proposer failed',
+          (err as { code?: string }).code ?? 'E_PROPOSER',
+          err instanceof Error ? err.message : String(err),
+        );
         break;
       }
       if (proposal && (!Array.isArray(proposal.edits) || proposal.edits.length === 0)) {
@@ -245,7 +292,8 @@ export async function runSearch(options: SearchLoopOptions): Promise<SearchResul
         continue;
       }
       if (!proposal) {
-        if (attempt === 0) archive.appendEvent({ type: 'note', message: `iteration ${iteration}: the proposer has nothing left to try on ${parent.id}` });
+        if (attempt === 0)
+          archive.appendEvent({ type: 'note', message: `iteration ${iteration}: the proposer has nothing left to try on ${parent.id}` });
         // Nothing new for this parent: record the iteration as spent so stopping conditions still advance.
         archive.addProgram({
           iteration,
@@ -275,7 +323,12 @@ export async function runSearch(options: SearchLoopOptions): Promise<SearchResul
           ...(targets ? { targets } : {}),
           proposer,
           cost: { ...cost, proposeMs: performance.now() - t0 },
-          failure: { stage: checked.stage, code: checked.stage === 'apply' ? checked.errors[0]?.code ?? 'E_EDIT' : 'E_COMPILE', message: feedback, details: checked.stage === 'apply' ? checked.errors : checked.diagnostics },
+          failure: {
+            stage: checked.stage,
+            code: checked.stage === 'apply' ? (checked.errors[0]?.code ?? 'E_EDIT') : 'E_COMPILE',
+            message: feedback,
+            details: checked.stage === 'apply' ? checked.errors : checked.diagnostics,
+          },
         });
         emit({ type: 'invalid', iteration, program: record.id, stage: checked.stage, message: feedback });
         repair = { edits: proposal.edits, feedback, attempt: attempt + 1 };
@@ -307,7 +360,14 @@ export async function runSearch(options: SearchLoopOptions): Promise<SearchResul
     state = archive.loadState();
     const best = state.best ?? seed;
     archive.appendEvent({ type: 'iteration-finished', iteration, best: best.id, bestScore: best.scores?.value ?? null });
-    emit({ type: 'iteration', iteration, best: best.id, bestScore: best.scores?.value ?? 0, accepted: state.accepted.length - state.seeds.length, tokens: state.cost.promptTokens + state.cost.completionTokens });
+    emit({
+      type: 'iteration',
+      iteration,
+      best: best.id,
+      bestScore: best.scores?.value ?? 0,
+      accepted: state.accepted.length - state.seeds.length,
+      tokens: state.cost.promptTokens + state.cost.completionTokens,
+    });
   }
   archive.appendEvent({ type: 'run-stopped', reason: stopReason });
   emit({ type: 'stopped', reason: stopReason });
@@ -325,7 +385,10 @@ const NO_EDITS_FEEDBACK = 'The reply had no edits: return at least one edit oper
  * The last iteration when it ends in an edit that did not apply or compile (or a reply with no edits) with repair
  * attempts left: the loop never leaves an iteration like that, so the run was killed before the repair.
  */
-function unfinishedRepair(state: SearchState, repairs: number): { iteration: number; parent: string; repair: { edits: unknown[]; feedback: string; attempt: number } } | null {
+function unfinishedRepair(
+  state: SearchState,
+  repairs: number,
+): { iteration: number; parent: string; repair: { edits: unknown[]; feedback: string; attempt: number } } | null {
   const tail = state.programs.filter((p) => p.kind !== 'seed' && p.iteration === state.lastIteration).at(-1);
   if (!tail?.parent || tail.status !== 'invalid' || !tail.failure || tail.attempt >= repairs) return null;
   const { stage, code, message } = tail.failure;
@@ -369,9 +432,11 @@ function feedbackCases(
   records: RecordLookup,
   options: { seed: number; perCategory: number },
 ): FailureCase[] {
-  if (mode === 'random') return sampleRandomFailures(diagnosis, items, evaluation.traces, records, { seed: options.seed, count: options.perCategory * 3 });
+  if (mode === 'random')
+    return sampleRandomFailures(diagnosis, items, evaluation.traces, records, { seed: options.seed, count: options.perCategory * 3 });
   // 'diagnosis' shows the categories but samples failures in proportion to their frequency (no stratification).
-  if (mode === 'diagnosis') return sampleRandomFailures(diagnosis, items, evaluation.traces, records, { seed: options.seed, count: options.perCategory * 3 });
+  if (mode === 'diagnosis')
+    return sampleRandomFailures(diagnosis, items, evaluation.traces, records, { seed: options.seed, count: options.perCategory * 3 });
   return sampleFailures(diagnosis, items, evaluation.traces, records, { seed: options.seed, perCategory: options.perCategory });
 }
 

@@ -37,7 +37,9 @@ function node(p: ProgramNode): string {
     `<span class="badge s-${escapeHtml(p.status)}">${escapeHtml(p.kind === 'seed' ? 'seed' : p.status)}</span>`,
     p.best ? '<span class="star" title="best validation score">★ best</span>' : '',
     p.score !== null ? `<span class="score">${formatScore(p.score)}</span>` : '',
-    p.delta !== null && p.kind !== 'seed' ? `<span class="delta ${p.delta > 0 ? 'up' : p.delta < 0 ? 'down' : ''}">${formatDelta(p.delta)}</span>` : '',
+    p.delta !== null && p.kind !== 'seed'
+      ? `<span class="delta ${p.delta > 0 ? 'up' : p.delta < 0 ? 'down' : ''}">${formatDelta(p.delta)}</span>`
+      : '',
     `<span class="muted">it ${p.iteration}${p.attempt > 0 ? `.${p.attempt}` : ''}</span>`,
     p.proposer ? `<span class="proposer">${escapeHtml(p.proposer)}</span>` : '',
   ].filter(Boolean);
@@ -53,5 +55,5 @@ function node(p: ProgramNode): string {
 
 function truncate(s: string, n: number): string {
   const one = s.replace(/\s+/g, ' ').trim();
-  return one.length > n ? one.slice(0, n - 1) + '…' : one;
+  return one.length > n ? `${one.slice(0, n - 1)}…` : one;
 }

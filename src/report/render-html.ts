@@ -92,7 +92,9 @@ function objectiveLabel(objective: string): string {
 
 function header(data: ReportData): string {
   const r = data.run;
-  const models = Object.entries(r.models).map(([role, m]) => `${role} ${m}`).join(', ');
+  const models = Object.entries(r.models)
+    .map(([role, m]) => `${role} ${m}`)
+    .join(', ');
   const parts = [
     r.dir,
     `created ${r.createdAt}`,
@@ -113,7 +115,10 @@ function summary(data: ReportData): string {
   const s = data.summary;
   const seed = s.seed;
   const best = s.best;
-  const gain = seed?.score !== null && seed?.score !== undefined && best?.score !== null && best?.score !== undefined ? formatDelta(best.score - seed.score) : '';
+  const gain =
+    seed?.score !== null && seed?.score !== undefined && best?.score !== null && best?.score !== undefined
+      ? formatDelta(best.score - seed.score)
+      : '';
   return `<section id="summary" class="cards">
 ${card('seed', formatScore(seed?.score), seed ? `<code>${escapeHtml(seed.id)}</code>` : '')}
 ${card('best', formatScore(best?.score), best ? `<code>${escapeHtml(best.id)}</code>${gain ? ` · ${escapeHtml(gain)}` : ''}` : '')}
@@ -134,15 +139,25 @@ function failureTable(data: ReportData): string {
 
 function revision(r: ReportData['revisions'][number]): string {
   const id = escapeHtml(r.id);
-  const score = r.scoreBefore !== null && r.scoreAfter !== null ? `${formatScore(r.scoreBefore)} → ${formatScore(r.scoreAfter)} (${formatDelta(r.scoreAfter - r.scoreBefore)})` : formatScore(r.scoreAfter);
+  const score =
+    r.scoreBefore !== null && r.scoreAfter !== null
+      ? `${formatScore(r.scoreBefore)} → ${formatScore(r.scoreAfter)} (${formatDelta(r.scoreAfter - r.scoreBefore)})`
+      : formatScore(r.scoreAfter);
   const meta = [
     `iteration ${r.iteration}`,
     `parent ${r.parent}`,
     r.proposer ? `by ${r.proposer}` : '',
     r.targets ? `targets ${r.targets} failures` : '',
   ].filter(Boolean);
-  const applied = r.applied.length ? `<ul class="edits">${r.applied.map((a) => `<li><span class="op">${escapeHtml(a.op)}</span> ${escapeHtml(a.summary)}</li>`).join('')}</ul>` : '';
-  const diff = r.diff === null ? '<p class="empty">A source is missing from the archive: no diff.</p>' : r.diff === '' ? '<p class="empty">Same source as the parent.</p>' : renderDiff(r.diff);
+  const applied = r.applied.length
+    ? `<ul class="edits">${r.applied.map((a) => `<li><span class="op">${escapeHtml(a.op)}</span> ${escapeHtml(a.summary)}</li>`).join('')}</ul>`
+    : '';
+  const diff =
+    r.diff === null
+      ? '<p class="empty">A source is missing from the archive: no diff.</p>'
+      : r.diff === ''
+        ? '<p class="empty">Same source as the parent.</p>'
+        : renderDiff(r.diff);
   return `<article class="revision" id="rev-${id}">
 <h3><code>${id}</code> <span class="score">${escapeHtml(score)}</span></h3>
 <p class="meta">${meta.map(escapeHtml).join(' · ')}</p>
@@ -159,7 +174,10 @@ function scores(data: ReportData): string {
   for (const split of ['val', 'test'] as const) {
     const entries = data.scores.entries.filter((e) => e.split === split);
     if (entries.length === 0) {
-      if (split === 'test') blocks.push('<p class="empty">This run recorded no official-test scores (no test questions, or a run from before they were recorded).</p>');
+      if (split === 'test')
+        blocks.push(
+          '<p class="empty">This run recorded no official-test scores (no test questions, or a run from before they were recorded).</p>',
+        );
       else blocks.push('<p class="empty">No validation traces for the seed or the best program.</p>');
       continue;
     }
@@ -179,7 +197,9 @@ function scoreTable(entries: SplitScoresEntry[]): string {
   const seed = entries.find((e) => e.role === 'seed');
   const best = entries.find((e) => e.role === 'best');
   const cols = entries.length > 1 && seed && best && seed.program !== best.program ? [seed, best] : [best ?? seed!];
-  const metricKeys = (Object.keys(METRIC_LABELS) as Array<keyof typeof METRIC_LABELS>).filter((k) => cols.some((c) => c.overall[k] !== null));
+  const metricKeys = (Object.keys(METRIC_LABELS) as Array<keyof typeof METRIC_LABELS>).filter((k) =>
+    cols.some((c) => c.overall[k] !== null),
+  );
   const categories = [...new Set(cols.flatMap((c) => Object.keys(c.perCategory)))].sort();
   const cell = (m: Metrics | undefined, k: keyof typeof METRIC_LABELS) => `<td class="num">${m ? formatScore(m[k]) : '–'}</td>`;
   const row = (name: string, pick: (e: SplitScoresEntry) => Metrics | undefined, cls = '') => {

@@ -6,11 +6,19 @@ import { OFFICIAL_TRACES_DIR, type ProgramRecord } from '../archive/schemas.ts';
 import { diffSources } from '../design/diff.ts';
 import { FAILURE_CATEGORIES } from '../diagnose/diagnosis.ts';
 import { readTestScores, type TestScores } from '../export/test-scores.ts';
-import { summarize, type MetricBlock } from '../evaluate/summary.ts';
-import { QuestionTraceSchema } from '../evaluate/trace-schema.ts';
-import type { QuestionTrace } from '../evaluate/trace.ts';
+import { summarize, type MetricBlock } from '../scoring/summary.ts';
+import { QuestionTraceSchema } from '../scoring/trace-schema.ts';
+import type { QuestionTrace } from '../scoring/trace.ts';
 import { readJsonl } from '../util/jsonl.ts';
-import { ReportDataSchema, type CostRow, type Metrics, type ProgramNode, type ReportData, type Revision, type SplitScoresEntry } from './report-schema.ts';
+import {
+  ReportDataSchema,
+  type CostRow,
+  type Metrics,
+  type ProgramNode,
+  type ReportData,
+  type Revision,
+  type SplitScoresEntry,
+} from './report-schema.ts';
 
 /**
  * Where a run may keep a program's traces on the histories' official QA (`official/<id>.jsonl`, QuestionTrace lines):
@@ -247,15 +255,20 @@ function costOf(archive: Archive, programs: readonly ProgramRecord[]): ReportDat
     dollars: d,
     ms: r.ms,
   });
-  const answerModel = [models.answerer, models.judge && models.judge !== models.answerer ? `judge ${models.judge}` : undefined].filter(Boolean).join(', ');
+  const answerModel = [models.answerer, models.judge && models.judge !== models.answerer ? `judge ${models.judge}` : undefined]
+    .filter(Boolean)
+    .join(', ');
   const roles = [
     row('proposer', models.proposer ?? 'unknown', propose, dollarsFor(tokens(propose), tokens(evaluate))),
     row('answerer (validation runs)', answerModel || 'unknown', evaluate, dollarsFor(tokens(evaluate), tokens(propose))),
   ];
-  const total = row('total', '', { prompt: propose.prompt + evaluate.prompt, completion: propose.completion + evaluate.completion, ms: propose.ms + evaluate.ms }, totalTokens === 0 ? 0 : dollars > 0 ? dollars : null);
-  const notes = [
-    'Training-split evaluations behind each diagnosis and the final official-test evaluation are not metered in the archive.',
-  ];
+  const total = row(
+    'total',
+    '',
+    { prompt: propose.prompt + evaluate.prompt, completion: propose.completion + evaluate.completion, ms: propose.ms + evaluate.ms },
+    totalTokens === 0 ? 0 : dollars > 0 ? dollars : null,
+  );
+  const notes = ['Training-split evaluations behind each diagnosis and the final official-test evaluation are not metered in the archive.'];
   if (totalTokens > 0 && dollars === 0) notes.push('Tokens were spent but no prices were recorded: dollars are unknown.');
   return { roles, total, perIteration: [...perIteration.values()].sort((a, b) => a.iteration - b.iteration), notes };
 }

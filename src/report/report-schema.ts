@@ -127,7 +127,9 @@ export const ReportDataSchema = z.object({
     roles: z.array(CostRowSchema),
     total: CostRowSchema,
     /** Wall time per iteration (all programs of the iteration). */
-    perIteration: z.array(z.object({ iteration: z.number().int(), proposeMs: z.number(), evaluateMs: z.number(), tokens: z.number().int() })),
+    perIteration: z.array(
+      z.object({ iteration: z.number().int(), proposeMs: z.number(), evaluateMs: z.number(), tokens: z.number().int() }),
+    ),
     notes: z.array(z.string()),
   }),
   warnings: z.array(z.string()),

@@ -25,7 +25,11 @@ export async function renderReport(archiveDir: string, options: ReportOptions = 
 }
 
 /** Renders the report and writes it atomically to `outPath`; returns the absolute path and the size in bytes. */
-export async function writeReport(archiveDir: string, outPath: string, options: ReportOptions = {}): Promise<{ path: string; bytes: number }> {
+export async function writeReport(
+  archiveDir: string,
+  outPath: string,
+  options: ReportOptions = {},
+): Promise<{ path: string; bytes: number }> {
   const html = await renderReport(archiveDir, options);
   const path = resolve(outPath);
   writeFileAtomic(path, html);

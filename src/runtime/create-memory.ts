@@ -3,18 +3,18 @@ import type { Question, SourceRecord } from '../../sandbox/contract.ts';
 import { compileDesign } from '../design/compile.ts';
 import { InputError, MemsteerError, describeZodIssues } from '../errors.ts';
 import { cutoffInstant, visibleRecords } from '../evaluate/date-filter.ts';
-import { directSandboxFactory } from '../evaluate/direct-sandbox.ts';
+import { directSandboxFactory } from '../isolate/direct-sandbox.ts';
 import { designCompleter } from '../evaluate/evaluate.ts';
 import type { SandboxFactory } from '../evaluate/eval-group.ts';
-import { createHostTools } from '../evaluate/host-tools/host-tools.ts';
+import { createHostTools } from '../isolate/host-tools/host-tools.ts';
 import {
   DEFAULT_SANDBOX_LIMITS,
   type CompiledProgram,
   type HostToolsOptions,
   type RemoteEmbedder,
   type SandboxLimits,
-} from '../evaluate/sandbox-api.ts';
-import { createSandbox } from '../evaluate/sandbox-runner.ts';
+} from '../isolate/sandbox-api.ts';
+import { createSandbox } from '../isolate/sandbox-runner.ts';
 import type { ExportManifest } from '../export/design-manifest.ts';
 import { SourceRecordSchema } from '../history/record.ts';
 import type { LlmClient } from '../llm/types.ts';
@@ -137,7 +137,8 @@ export async function createMemory(options: CreateMemoryOptions): Promise<Memory
     );
   }
   const budget = options.budget ?? input.exported?.budget.tokens ?? DEFAULT_CONTEXT_BUDGET;
-  if (!Number.isInteger(budget) || budget <= 0) throw new InputError('E_BAD_OPTION', `budget ${budget}: expected a positive whole number of tokens`);
+  if (!Number.isInteger(budget) || budget <= 0)
+    throw new InputError('E_BAD_OPTION', `budget ${budget}: expected a positive whole number of tokens`);
 
   const limits: SandboxLimits = { ...DEFAULT_SANDBOX_LIMITS, ...options.limits };
   const sandboxed = options.sandbox ?? true;
@@ -208,7 +209,8 @@ class DesignMemory implements Memory {
       let cutoff: number | null = null;
       if (date !== undefined) {
         cutoff = cutoffInstant(date);
-        if (cutoff === null) throw new InputError('E_BAD_DATE', `search: date ${JSON.stringify(date)} is not an ISO date (YYYY-MM-DD) or date-time`);
+        if (cutoff === null)
+          throw new InputError('E_BAD_DATE', `search: date ${JSON.stringify(date)} is not an ISO date (YYYY-MM-DD) or date-time`);
       }
       const build = await this.#buildFor(visibleRecords(this.#records, cutoff));
       const q: Question = { id: id ?? `q-${++this.#questions}`, text, ...(date !== undefined ? { date } : {}) };
@@ -220,7 +222,13 @@ class DesignMemory implements Memory {
         return r.time !== undefined ? { record: rid, text: r.text, time: r.time } : { record: rid, text: r.text };
       });
       const a = answered.value;
-      return { context: a.text, evidence, units: a.units, tokens: a.tokens, ...(a.truncatedFrom !== undefined ? { truncatedFrom: a.truncatedFrom } : {}) };
+      return {
+        context: a.text,
+        evidence,
+        units: a.units,
+        tokens: a.tokens,
+        ...(a.truncatedFrom !== undefined ? { truncatedFrom: a.truncatedFrom } : {}),
+      };
     });
   }
 
@@ -281,7 +289,10 @@ class DesignMemory implements Memory {
         record = JSON.parse(JSON.stringify(Object.fromEntries(Object.entries(item).filter(([k]) => k in known)))) as SourceRecord;
       }
       if (this.#ids.has(record.id) || ids.has(record.id)) {
-        throw new InputError('E_DUPLICATE_RECORD', `add: records[${i}]: id ${JSON.stringify(record.id)} is already in memory; record ids must be unique`);
+        throw new InputError(
+          'E_DUPLICATE_RECORD',
+          `add: records[${i}]: id ${JSON.stringify(record.id)} is already in memory; record ids must be unique`,
+        );
       }
       ids.add(record.id);
       out.push(record);
@@ -292,7 +303,8 @@ class DesignMemory implements Memory {
   /** Runs calls one at a time: a sandbox serves one call at a time, and add swaps memories under search. */
   #serial<T>(fn: () => Promise<T>, whenClosed = false): Promise<T> {
     const run = this.#queue.then(() => {
-      if (this.#closed && !whenClosed) throw new MemsteerError('E_MEMORY_CLOSED', 'this memory was closed; create a new one with createMemory');
+      if (this.#closed && !whenClosed)
+        throw new MemsteerError('E_MEMORY_CLOSED', 'this memory was closed; create a new one with createMemory');
       return fn();
     });
     this.#queue = run.catch(() => undefined);
@@ -324,11 +336,11 @@ function inProcessFactory(limits: SandboxLimits): SandboxFactory {
       } catch (err) {
         // The design's errors come from the vm context's realm, where `instanceof Error` does not hold.
         const e = err as { name?: unknown; message?: unknown } | null;
-        const message = e && typeof e === 'object' && typeof e.message === 'string' ? `${String(e.name ?? 'Error')}: ${e.message}` : String(err);
+        const message =
+          e && typeof e === 'object' && typeof e.message === 'string' ? `${String(e.name ?? 'Error')}: ${e.message}` : String(err);
         return { ok: false, failure: { stage: 'compile', kind: 'throw', message }, ms: performance.now() - started };
       }
       return directSandboxFactory(design, createHostTools).createSandbox(program, tools, l);
     },
   };
 }
-

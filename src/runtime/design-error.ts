@@ -1,5 +1,5 @@
 import { MemsteerError } from '../errors.ts';
-import type { FailureKind, StageFailure } from '../evaluate/sandbox-api.ts';
+import type { FailureKind, StageFailure } from '../isolate/sandbox-api.ts';
 
 /**
  * The design failed at run time: it did not load, or a stage threw, timed out, ran out of memory or returned
@@ -12,10 +12,7 @@ export class DesignError extends MemsteerError {
   readonly reason: string;
 
   constructor(failure: StageFailure, design: string) {
-    super(
-      `E_DESIGN_${failure.stage.toUpperCase()}`,
-      `${design}: ${failure.stage} failed (${failure.kind}): ${failure.message}`,
-    );
+    super(`E_DESIGN_${failure.stage.toUpperCase()}`, `${design}: ${failure.stage} failed (${failure.kind}): ${failure.message}`);
     this.name = 'DesignError';
     this.stage = failure.stage;
     this.kind = failure.kind;

@@ -24,7 +24,11 @@ export function readDesignInput(design: string): DesignInput {
   if (looksLikeSource(design)) return { source: design, fileName: 'design.ts', path: null, exported: null };
   const path = resolve(design);
   if (!existsSync(path)) {
-    throw new InputError('E_NO_FILE', `${design}: design file not found; pass the path of an exported design.ts (memsteer export) or its source text`, { file: design });
+    throw new InputError(
+      'E_NO_FILE',
+      `${design}: design file not found; pass the path of an exported design.ts (memsteer export) or its source text`,
+      { file: design },
+    );
   }
   const source = readFileSync(path, 'utf8');
   const manifestPath = join(dirname(path), 'design.json');
@@ -34,11 +38,19 @@ export function readDesignInput(design: string): DesignInput {
     try {
       json = JSON.parse(readFileSync(manifestPath, 'utf8'));
     } catch (err) {
-      throw new InputError('E_BAD_EXPORT', `${manifestPath}: not valid JSON (${(err as Error).message}); re-export the design or delete the file`, { file: manifestPath });
+      throw new InputError(
+        'E_BAD_EXPORT',
+        `${manifestPath}: not valid JSON (${(err as Error).message}); re-export the design or delete the file`,
+        { file: manifestPath },
+      );
     }
     const parsed = ExportManifestSchema.safeParse(json);
     if (!parsed.success) {
-      throw new InputError('E_BAD_EXPORT', `${manifestPath}: ${describeZodIssues(parsed.error.issues)}; re-export the design (memsteer export) or delete the file`, { file: manifestPath });
+      throw new InputError(
+        'E_BAD_EXPORT',
+        `${manifestPath}: ${describeZodIssues(parsed.error.issues)}; re-export the design (memsteer export) or delete the file`,
+        { file: manifestPath },
+      );
     }
     // A design.json about another file in the same folder says nothing about this one.
     if (parsed.data.source.file === basename(path)) exported = parsed.data;

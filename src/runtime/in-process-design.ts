@@ -1,7 +1,7 @@
 import vm from 'node:vm';
 import type { MemoryDesign } from '../../sandbox/contract.ts';
 import { DESIGN_GLOBAL } from '../design/compile.ts';
-import type { CompiledProgram, SandboxLimits } from '../evaluate/sandbox-api.ts';
+import type { CompiledProgram, SandboxLimits } from '../isolate/sandbox-api.ts';
 
 /**
  * The isolate prelude's determinism, for a vm context: the same mulberry32 Math.random from the same seed and the
@@ -38,7 +38,10 @@ const DETERMINISM_JS = String.raw`(function (seed0, NOW) {
  */
 export function loadDesignInProcess(program: CompiledProgram, limits: Pick<SandboxLimits, 'seed' | 'now'>): MemoryDesign {
   const context = vm.createContext({}, { name: `memsteer design ${program.fileName}` });
-  const seedClock = vm.runInContext(DETERMINISM_JS, context, { filename: 'memsteer:determinism.js' }) as (seed: number, now: number) => void;
+  const seedClock = vm.runInContext(DETERMINISM_JS, context, { filename: 'memsteer:determinism.js' }) as (
+    seed: number,
+    now: number,
+  ) => void;
   seedClock(limits.seed, limits.now);
   vm.runInContext(program.js, context, { filename: `design:${program.fileName}` });
   const mod = (context as Record<string, unknown>)[DESIGN_GLOBAL] as { default?: unknown } | undefined;

@@ -1,7 +1,7 @@
 import type { Budget, Hit, Question, SourceRecord } from '../../sandbox/contract.ts';
 import { expand, provenanceMap, type SandboxFactory } from '../evaluate/eval-group.ts';
-import { fitToBudget } from '../evaluate/host-tools/text-budget.ts';
-import type { CompiledProgram, HostTools, HostToolsOptions, Sandbox, SandboxLimits, StageFailure, UnitProvenance } from '../evaluate/sandbox-api.ts';
+import { fitToBudget } from '../isolate/host-tools/text-budget.ts';
+import type { CompiledProgram, HostTools, HostToolsOptions, Sandbox, SandboxLimits, StageFailure } from '../isolate/sandbox-api.ts';
 
 /** What one question got from a built memory: the delivered context and the records behind it. */
 export interface BuildAnswer {
@@ -63,7 +63,14 @@ export class MemoryBuild {
   async answer(q: Question, budget: Budget): Promise<BuildOutcome<BuildAnswer>> {
     if (!this.#sandbox?.alive) {
       if (this.#rebuilds >= MAX_REBUILDS) {
-        return { ok: false, failure: { stage: 'retrieve', kind: 'crash', message: `the design's isolate was lost ${this.#rebuilds + 1} times; add records again to rebuild the memory` } };
+        return {
+          ok: false,
+          failure: {
+            stage: 'retrieve',
+            kind: 'crash',
+            message: `the design's isolate was lost ${this.#rebuilds + 1} times; add records again to rebuild the memory`,
+          },
+        };
       }
       this.#rebuilds++;
       this.#sandbox?.dispose();
@@ -113,4 +120,3 @@ export class MemoryBuild {
     return null;
   }
 }
-

@@ -34,10 +34,18 @@ export function requiredJudgments(plan: AnswerPlan): Array<{ aspect: z.infer<typ
  */
 export function checkAudit(reply: AuditReply, plan: AnswerPlan): { ok: true } | { ok: false; reason: AuditRejection; detail: string } {
   for (const need of requiredJudgments(plan)) {
-    const found = reply.judgments.filter((j) => j.aspect === need.aspect && (need.target === undefined || j.target?.trim() === need.target));
-    if (!found.length) return { ok: false, reason: 'audit:missing-judgment', detail: `no ${need.aspect}${need.target ? ` for ${need.target}` : ''}` };
+    const found = reply.judgments.filter(
+      (j) => j.aspect === need.aspect && (need.target === undefined || j.target?.trim() === need.target),
+    );
+    if (!found.length)
+      return { ok: false, reason: 'audit:missing-judgment', detail: `no ${need.aspect}${need.target ? ` for ${need.target}` : ''}` };
     const bad = found.find((j) => j.verdict !== 'supported');
-    if (bad) return { ok: false, reason: 'audit:unsupported', detail: `${need.aspect}${need.target ? ` ${need.target}` : ''}: ${bad.verdict} (${bad.rationale.slice(0, 120)})` };
+    if (bad)
+      return {
+        ok: false,
+        reason: 'audit:unsupported',
+        detail: `${need.aspect}${need.target ? ` ${need.target}` : ''}: ${bad.verdict} (${bad.rationale.slice(0, 120)})`,
+      };
   }
   return { ok: true };
 }

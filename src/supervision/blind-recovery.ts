@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { SourceRecord } from '../../sandbox/contract.ts';
 import type { AnswerType } from '../history/record.ts';
-import { answersMatch } from '../evaluate/answer-match.ts';
+import { answersMatch } from '../scoring/answer-match.ts';
 
 /** What a blind reader sees: the question, its answer type and the bundle's records; never the plan or the answer. */
 export interface BlindInput {
@@ -38,7 +38,11 @@ export function checkBlindReading(
 ): { ok: true } | { ok: false; reason: BlindRejection; detail: string } {
   if (!reading.answerable) return { ok: false, reason: 'blind:unanswerable', detail: 'the reader found the question unanswerable' };
   if (!answersMatch(reading.answer, reference.answer, reference.answerType)) {
-    return { ok: false, reason: 'blind:answer-mismatch', detail: `reader said "${reading.answer.slice(0, 80)}", reference "${reference.answer.slice(0, 80)}"` };
+    return {
+      ok: false,
+      reason: 'blind:answer-mismatch',
+      detail: `reader said "${reading.answer.slice(0, 80)}", reference "${reference.answer.slice(0, 80)}"`,
+    };
   }
   const cited = new Set(reading.citations);
   const missing = reference.evidenceRecords.filter((r) => !cited.has(r));

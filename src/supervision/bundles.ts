@@ -96,7 +96,11 @@ export function spreadSeeds(graph: RecordGraph, count: number, rng: Rng, seedWei
     const stride = Math.max(1, Math.round(threads.length * 0.618)) | 1;
     const step = cursor[best]!++;
     const thread = threads[(step * stride) % threads.length]!;
-    const pick = weightedPick(graph.threads.get(thread)!.filter((i) => !used.has(i)), rng, (i) => (seedWeight ? seedWeight(graph.records[i]!, i) : 1));
+    const pick = weightedPick(
+      graph.threads.get(thread)!.filter((i) => !used.has(i)),
+      rng,
+      (i) => (seedWeight ? seedWeight(graph.records[i]!, i) : 1),
+    );
     if (pick === undefined) {
       stalls++;
       continue;
@@ -127,7 +131,12 @@ function weightedPick(items: number[], rng: Rng, weight: (i: number) => number):
  * Grows a bundle from `seed` by a random walk with restarts over the graph's edges (and same-thread hops),
  * adding each reached record while the rendered bundle stays within the token budget.
  */
-export function expandBundle(graph: RecordGraph, seed: number, rng: Rng, options: Omit<BundleOptions, 'count' | 'seedWeight'> = {}): Bundle {
+export function expandBundle(
+  graph: RecordGraph,
+  seed: number,
+  rng: Rng,
+  options: Omit<BundleOptions, 'count' | 'seedWeight'> = {},
+): Bundle {
   const budget = options.tokenBudget ?? 2500;
   const maxRecords = options.maxRecords ?? 24;
   const maxChars = options.maxRecordChars ?? 3000;
@@ -141,7 +150,8 @@ export function expandBundle(graph: RecordGraph, seed: number, rng: Rng, options
   for (let step = 0; step < maxRecords * 6 && members.length < maxRecords; step++) {
     if (rng.next() < 0.25) current = members[rng.int(members.length)]!;
     const options2: Array<{ to: number; kind: EdgeKind | 'thread'; w: number }> = [];
-    for (const e of graph.edges[current]!) if (!inBundle.has(e.to)) options2.push({ to: e.to, kind: e.kind, w: weights[e.kind] * e.weight });
+    for (const e of graph.edges[current]!)
+      if (!inBundle.has(e.to)) options2.push({ to: e.to, kind: e.kind, w: weights[e.kind] * e.weight });
     const mates = graph.threads.get(graph.threadOf[current]!)!;
     if (mates.length > 1) {
       const mate = mates[rng.int(mates.length)]!;
@@ -151,7 +161,11 @@ export function expandBundle(graph: RecordGraph, seed: number, rng: Rng, options
       current = members[rng.int(members.length)]!;
       continue;
     }
-    const k = weightedPick(options2.map((_, i) => i), rng, (i) => options2[i]!.w)!;
+    const k = weightedPick(
+      options2.map((_, i) => i),
+      rng,
+      (i) => options2[i]!.w,
+    )!;
     const hop = options2[k]!;
     const c = cost(hop.to);
     if (tokens + c > budget) continue;
@@ -163,7 +177,13 @@ export function expandBundle(graph: RecordGraph, seed: number, rng: Rng, options
   }
   members.sort((a, b) => a - b);
   const records = members.map((i) => graph.records[i]!.id);
-  return { id: `b${shortHash(`${graph.records[seed]!.id}\u0000${records.join('\u0000')}`)}`, seed: graph.records[seed]!.id, records, tokens, path };
+  return {
+    id: `b${shortHash(`${graph.records[seed]!.id}\u0000${records.join('\u0000')}`)}`,
+    seed: graph.records[seed]!.id,
+    records,
+    tokens,
+    path,
+  };
 }
 
 /** Seeds spread over the history, each grown into a bundle. Deterministic for a given seed. */

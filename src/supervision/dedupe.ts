@@ -1,5 +1,5 @@
 import type { QAItem } from '../history/record.ts';
-import { normalizeAnswer, normalizeText } from '../evaluate/answer-match.ts';
+import { normalizeAnswer, normalizeText } from '../scoring/answer-match.ts';
 import { terms } from '../text/text.ts';
 
 /**

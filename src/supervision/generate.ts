@@ -83,7 +83,10 @@ export async function generateSupervision(history: History, options: GenerateOpt
   const supported = options.mode === 'offline' ? RULE_BASED_TYPES : QUESTION_TYPES;
   const types = (options.types?.length ? options.types : supported).filter((t) => supported.includes(t));
   if (!types.length) {
-    throw new MemsteerError('E_BAD_OPTION', `none of the requested types can be generated ${options.mode === 'offline' ? 'offline' : 'by the LLM'}; use ${supported.join(', ')}`);
+    throw new MemsteerError(
+      'E_BAD_OPTION',
+      `none of the requested types can be generated ${options.mode === 'offline' ? 'offline' : 'by the LLM'}; use ${supported.join(', ')}`,
+    );
   }
   const seed = options.seed ?? 1;
   const graph = buildRecordGraph(history.records, options.graph);
@@ -94,13 +97,34 @@ export async function generateSupervision(history: History, options: GenerateOpt
   if (options.mode === 'offline') {
     const ctx = createRuleContext(graph);
     seedWeight = factSeedWeight(ctx);
-    processor = createOfflineProcessor({ graph, ctx, reader: createOfflineBlindReader(), rng, perBundle: options.perBundle ?? 3, checks: options.checks ?? true });
+    processor = createOfflineProcessor({
+      graph,
+      ctx,
+      reader: createOfflineBlindReader(),
+      rng,
+      perBundle: options.perBundle ?? 3,
+      checks: options.checks ?? true,
+    });
   } else {
-    if (!options.llm) throw new MemsteerError('E_NO_LLM', 'LLM mode needs a configured model: set OPENAI_API_KEY / OPENAI_BASE_URL, or pass --offline');
+    if (!options.llm)
+      throw new MemsteerError('E_NO_LLM', 'LLM mode needs a configured model: set OPENAI_API_KEY / OPENAI_BASE_URL, or pass --offline');
     processor = createLlmProcessor({ graph, llm: options.llm, history: history.id });
   }
 
-  const run = shortHash(JSON.stringify({ h: history.id, r: history.records.length, mode: options.mode, gen: processor.generator, prompts: processor.prompts, types, seed, bt: options.bundleTokens, g: options.graph ?? {}, ...(options.checks === false ? { checks: false } : {}) }));
+  const run = shortHash(
+    JSON.stringify({
+      h: history.id,
+      r: history.records.length,
+      mode: options.mode,
+      gen: processor.generator,
+      prompts: processor.prompts,
+      types,
+      seed,
+      bt: options.bundleTokens,
+      g: options.graph ?? {},
+      ...(options.checks === false ? { checks: false } : {}),
+    }),
+  );
   const store = options.progressFile ? new ProgressStore(options.progressFile, run) : undefined;
   const stats = emptyStats();
   const deduper = new Deduper();
@@ -131,7 +155,12 @@ export async function generateSupervision(history: History, options: GenerateOpt
   // Rounds of fresh bundles until the target is met or the history stops yielding.
   for (let round = 0; round < MAX_ROUNDS && kept.length < n && !budgetExhausted; round++) {
     const want = Math.ceil((n - kept.length) / perBundleGuess) + 10;
-    const bundles: Bundle[] = sampleBundles(graph, { count: want, tokenBudget: bundleTokens, seed: seed + round * 7919 + hashString(history.id), ...(seedWeight ? { seedWeight } : {}) });
+    const bundles: Bundle[] = sampleBundles(graph, {
+      count: want,
+      tokenBudget: bundleTokens,
+      seed: seed + round * 7919 + hashString(history.id),
+      ...(seedWeight ? { seedWeight } : {}),
+    });
     const fresh = bundles.filter((b) => !seenBundles.has(b.id));
     if (!fresh.length) break;
     planned += fresh.length;
@@ -187,7 +216,11 @@ export async function generateSupervision(history: History, options: GenerateOpt
 
   const chosen = kept.slice(0, n);
   const bundleOf = new Map(chosen.map((k) => [k.item.id, k.bundle]));
-  const items = splitByBundle(chosen.map((k) => k.item), valShare, (it) => bundleOf.get(it.id)!);
+  const items = splitByBundle(
+    chosen.map((k) => k.item),
+    valShare,
+    (it) => bundleOf.get(it.id)!,
+  );
   const summary = summarise(history.id, processor, options.mode, n, items, stats, graph.records.length, graph.edgeCounts, {
     bundles: bundlesDone,
     budgetExhausted,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { SourceRecord } from '../../sandbox/contract.ts';
-import { MemsteerError } from '../errors.ts';
+import type { MemsteerError } from '../errors.ts';
 import type { LlmClient, LlmRole, StructuredResult } from '../llm/types.ts';
 import { checkAudit, AuditReplySchema } from './audit.ts';
 import { BlindReadingSchema, checkBlindReading, type BlindReader } from './blind-recovery.ts';
@@ -31,7 +31,16 @@ async function call<T>(
   const prompt = loadPrompt(role);
   let res: StructuredResult<T>;
   try {
-    res = await llm.structured({ role: role as LlmRole, messages: [{ role: 'system', content: prompt.text }, { role: 'user', content: user }], schema, schemaName, temperature: 0 });
+    res = await llm.structured({
+      role: role as LlmRole,
+      messages: [
+        { role: 'system', content: prompt.text },
+        { role: 'user', content: user },
+      ],
+      schema,
+      schemaName,
+      temperature: 0,
+    });
   } catch (err) {
     const code = (err as MemsteerError).code;
     if (code && FATAL.has(code)) throw err;
@@ -106,7 +115,14 @@ export function createLlmProcessor(o: LlmProcessorOptions): BundleProcessor {
       const material = renderBundle(o.graph, bundle);
       const members = new Set(bundle.records);
       stats.stages.plan.in++;
-      const reply = await call(o.llm, 'planner', `Requested question type: ${type}\n\nRecords:\n${material}`, PlannerReplySchema, 'answer_plan', stats);
+      const reply = await call(
+        o.llm,
+        'planner',
+        `Requested question type: ${type}\n\nRecords:\n${material}`,
+        PlannerReplySchema,
+        'answer_plan',
+        stats,
+      );
       if (!reply) return [];
       if (!reply.plan) {
         reject(stats, 'planner:no-plan');
@@ -124,7 +140,14 @@ export function createLlmProcessor(o: LlmProcessorOptions): BundleProcessor {
       const plan = pc.plan;
 
       stats.stages.question.in++;
-      const q = await call(o.llm, 'questioner', `Answer plan:\n${planForQuestioner(plan)}\n\nRecords:\n${material}`, QuestionReplySchema, 'question', stats);
+      const q = await call(
+        o.llm,
+        'questioner',
+        `Answer plan:\n${planForQuestioner(plan)}\n\nRecords:\n${material}`,
+        QuestionReplySchema,
+        'question',
+        stats,
+      );
       if (!q) return [];
       stats.stages.question.out++;
       const question = q.question.trim();
@@ -138,8 +161,27 @@ export function createLlmProcessor(o: LlmProcessorOptions): BundleProcessor {
 
       stats.stages.audit.in++;
       const evidenceText = [...new Set(plan.evidence.map((e) => e.record))].map((id) => renderRecord(byId.get(id)!)).join('\n\n');
-      const auditInput = JSON.stringify({ question, answer: plan.answer, answerType: plan.answerType, facts: plan.facts.map((f, i) => ({ n: i + 1, record: f.record, quote: f.quote, statement: f.statement })), evidence: plan.evidence, operations: plan.operations, ...(plan.premise ? { premise: plan.premise } : {}) }, null, 2);
-      const audit = await call(o.llm, 'auditor', `Candidate:\n${auditInput}\n\nEvidence records:\n${evidenceText}`, AuditReplySchema, 'audit', stats);
+      const auditInput = JSON.stringify(
+        {
+          question,
+          answer: plan.answer,
+          answerType: plan.answerType,
+          facts: plan.facts.map((f, i) => ({ n: i + 1, record: f.record, quote: f.quote, statement: f.statement })),
+          evidence: plan.evidence,
+          operations: plan.operations,
+          ...(plan.premise ? { premise: plan.premise } : {}),
+        },
+        null,
+        2,
+      );
+      const audit = await call(
+        o.llm,
+        'auditor',
+        `Candidate:\n${auditInput}\n\nEvidence records:\n${evidenceText}`,
+        AuditReplySchema,
+        'audit',
+        stats,
+      );
       if (!audit) return [];
       const ac = checkAudit(audit, plan);
       if (!ac.ok) {

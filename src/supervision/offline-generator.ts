@@ -64,7 +64,16 @@ export function createOfflineProcessor(o: OfflineProcessorOptions): BundleProces
             question: cand.question,
             plan: located.plan,
             evidence: located.evidence,
-            checks: { template: cand.template, planChecks: 'skipped', spansVerified: true, questionChecks: 'skipped', audit: 'not-run:offline', blindReader: 'skipped', bundleRecords: members.size, bundleExtendedBy: extra.length },
+            checks: {
+              template: cand.template,
+              planChecks: 'skipped',
+              spansVerified: true,
+              questionChecks: 'skipped',
+              audit: 'not-run:offline',
+              blindReader: 'skipped',
+              bundleRecords: members.size,
+              bundleExtendedBy: extra.length,
+            },
           });
           continue;
         }
@@ -91,7 +100,11 @@ export function createOfflineProcessor(o: OfflineProcessorOptions): BundleProces
         stats.stages.blind.in++;
         const records = [...members].map((id) => byId.get(id)!).sort((a, b) => o.graph.index.get(a.id)! - o.graph.index.get(b.id)!);
         const reading = await o.reader.read({ question: cand.question, answerType: cand.plan.answerType, records });
-        const bc = checkBlindReading(reading, { answer: cand.plan.answer, answerType: cand.plan.answerType, evidenceRecords: [...new Set(pc.evidence.map((e) => e.record))] });
+        const bc = checkBlindReading(reading, {
+          answer: cand.plan.answer,
+          answerType: cand.plan.answerType,
+          evidenceRecords: [...new Set(pc.evidence.map((e) => e.record))],
+        });
         if (!bc.ok) {
           reject(stats, bc.reason);
           continue;

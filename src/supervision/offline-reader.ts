@@ -1,6 +1,6 @@
 import type { SourceRecord } from '../../sandbox/contract.ts';
-import { extractiveAnswer, NOT_MENTIONED } from '../evaluate/extractive-reader.ts';
-import { formatDate, isoDate, monthNumber, parseExactDate } from '../evaluate/date-parse.ts';
+import { extractiveAnswer, NOT_MENTIONED } from '../scoring/extractive-reader.ts';
+import { formatDate, isoDate, monthNumber, parseExactDate } from '../text/date-parse.ts';
 import { isStopword, stem, terms } from '../text/text.ts';
 import type { BlindInput, BlindReader, BlindReading } from './blind-recovery.ts';
 import { recordDate } from './bundles.ts';
@@ -26,7 +26,7 @@ interface Constraints {
   month?: string;
 }
 
-function escape(s: string): string {
+function escapeText(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
@@ -43,7 +43,7 @@ function constraintsOf(part: string, speakers: readonly string[], withSpeaker: b
   if (withSpeaker) {
     let at = Number.POSITIVE_INFINITY;
     for (const s of speakers) {
-      const m = new RegExp(`(?<![\\p{L}])${escape(s)}(?![\\p{L}])`, 'u').exec(part);
+      const m = new RegExp(`(?<![\\p{L}])${escapeText(s)}(?![\\p{L}])`, 'u').exec(part);
       if (m && m.index < at) {
         at = m.index;
         c.speaker = s;
@@ -100,7 +100,11 @@ function rank(question: string, records: readonly SourceRecord[], speaker?: stri
 /** The best record for a part of a question, honouring the speaker and time it names. */
 function locate(part: string, records: readonly SourceRecord[], speakers: readonly string[], withSpeaker = true): SourceRecord | undefined {
   const c = constraintsOf(part, speakers, withSpeaker);
-  return rank(part, records.filter((r) => admits(c, r)), c.speaker)[0]?.r;
+  return rank(
+    part,
+    records.filter((r) => admits(c, r)),
+    c.speaker,
+  )[0]?.r;
 }
 
 function dayNumber(iso: string): number {
@@ -126,7 +130,7 @@ function contextOf(records: readonly SourceRecord[]): { text: string; owner: (of
 
 /** "yoga studio" for "studio": the noun with the content words right before it (no punctuation between). */
 function kindPhrase(text: string, noun: string): string | undefined {
-  const re = new RegExp(`((?:[\\p{L}][\\p{L}'’-]*\\s+){0,2})(${escape(noun)})(?![\\p{L}])`, 'iu');
+  const re = new RegExp(`((?:[\\p{L}][\\p{L}'’-]*\\s+){0,2})(${escapeText(noun)})(?![\\p{L}])`, 'iu');
   const m = re.exec(text);
   if (!m) return undefined;
   const before = m[1]!.trim().split(/\s+/).filter(Boolean);
@@ -153,7 +157,11 @@ function readWhich(question: string, noun: string, records: readonly SourceRecor
 
 /** Everything but "which N", answered from the given records: localise, then extract. */
 function readPlain(q: string, input: BlindInput, records: readonly SourceRecord[], c: Constraints, topK: number): BlindReading {
-  const ranked = rank(q, records.filter((r) => admits(c, r)), c.speaker);
+  const ranked = rank(
+    q,
+    records.filter((r) => admits(c, r)),
+    c.speaker,
+  );
   if (!ranked.length) return UNANSWERABLE;
   if (/^who\b/i.test(q) && ranked[0]!.r.speaker) {
     // "Who said / sent …": the speaker of the record that says it.
@@ -172,7 +180,10 @@ function readPlain(q: string, input: BlindInput, records: readonly SourceRecord[
   const got = extractiveAnswer(q, ctx.text, { answerType: input.answerType });
   if (got.answer === NOT_MENTIONED) return UNANSWERABLE;
   const needle = got.answer.toLowerCase();
-  const citations = top.filter((r) => r.text.toLowerCase().includes(needle) || r.speaker?.toLowerCase() === needle).slice(0, 3).map((r) => r.id);
+  const citations = top
+    .filter((r) => r.text.toLowerCase().includes(needle) || r.speaker?.toLowerCase() === needle)
+    .slice(0, 3)
+    .map((r) => r.id);
   const owner = got.span ? ctx.owner(got.span[0]) : undefined;
   if (owner && !citations.includes(owner)) citations.unshift(owner);
   if (!citations.length) citations.push(top[0]!.id);
@@ -206,9 +217,18 @@ function reachOf(a: SourceRecord, records: readonly SourceRecord[], attachment: 
     return mates.slice(at + 1, at + 13);
   }
   const refs = new Set(a.refs ?? []);
-  const uploads = [...a.text.matchAll(/\[Upload ([^\]\n]+)\]/g)].map((m) => m[1]!.trim().toLowerCase().replace(/\.(md|html?|txt|pdf|docx?)$/, ''));
+  const uploads = [...a.text.matchAll(/\[Upload ([^\]\n]+)\]/g)].map((m) =>
+    m[1]!
+      .trim()
+      .toLowerCase()
+      .replace(/\.(md|html?|txt|pdf|docx?)$/, ''),
+  );
   return records.filter(
-    (r) => r.kind === 'document' && (refs.has(r.id) || (r.thread !== undefined && refs.has(r.thread)) || uploads.some((u) => u.length >= 3 && `${r.id}\u0000${r.thread ?? ''}\u0000${r.title ?? ''}`.toLowerCase().includes(u))),
+    (r) =>
+      r.kind === 'document' &&
+      (refs.has(r.id) ||
+        (r.thread !== undefined && refs.has(r.thread)) ||
+        uploads.some((u) => u.length >= 3 && `${r.id}\u0000${r.thread ?? ''}\u0000${r.title ?? ''}`.toLowerCase().includes(u))),
   );
 }
 
@@ -230,8 +250,30 @@ function utterancesIn(r: SourceRecord): Said[] {
   return [{ r, who: whoAt(r, 0), start: 0, end: r.text.length }];
 }
 
-const NOT_NAME = new Set(['i', 'user', 'assistant', 'upload', 'ok', 'okay', 'yes', 'no', 'oh', 'wow', 'hey', 'hi', 'thanks', 'the', 'a', 'an', 'my', 'and', 'but', 'so']);
-const WEEKDAYS_MONTHS = /^(?:mon|tues|wednes|thurs|fri|satur|sun)day$|^(?:january|february|march|april|may|june|july|august|september|october|november|december)$/i;
+const NOT_NAME = new Set([
+  'i',
+  'user',
+  'assistant',
+  'upload',
+  'ok',
+  'okay',
+  'yes',
+  'no',
+  'oh',
+  'wow',
+  'hey',
+  'hi',
+  'thanks',
+  'the',
+  'a',
+  'an',
+  'my',
+  'and',
+  'but',
+  'so',
+]);
+const WEEKDAYS_MONTHS =
+  /^(?:mon|tues|wednes|thurs|fri|satur|sun)day$|^(?:january|february|march|april|may|june|july|august|september|october|november|december)$/i;
 
 /** Distinct capitalised runs of a text that do not open a sentence and are no speaker's name ("Becoming Nicole", "Sweden"). */
 function properNames(text: string, speakers: readonly string[]): string[] {
@@ -240,7 +282,7 @@ function properNames(text: string, speakers: readonly string[]): string[] {
   for (const m of text.matchAll(/[A-Z][\p{L}'’]*(?:[\s-]+(?:of\s+|de\s+|the\s+)?[A-Z][\p{L}'’]*)*/gu)) {
     const before = text.slice(Math.max(0, m.index - 3), m.index);
     let words = m[0].replace(/['’]s$/, '').split(/\s+/);
-    if (m.index === 0 || /[.!?:"“\n\[]\s*$/.test(before)) words = words.slice(1);
+    if (m.index === 0 || /[.!?:"“\n[]\s*$/.test(before)) words = words.slice(1);
     while (words.length && (NOT_NAME.has(words[0]!.toLowerCase()) || /['’]/.test(words[0]!))) words.shift();
     while (words.length && NOT_NAME.has(words[words.length - 1]!.toLowerCase())) words.pop();
     const value = words.join(' ');
@@ -258,7 +300,11 @@ function properNames(text: string, speakers: readonly string[]): string[] {
 function readCued(m: RegExpExecArray, input: BlindInput, speakers: readonly string[], topK: number): BlindReading {
   const before = m[1] === 'Right before';
   const cueWho = m[2]!;
-  const a = locate(`${cueWho} talked about ${m[3]}`, input.records.filter((r) => r.kind === 'turn'), speakers);
+  const a = locate(
+    `${cueWho} talked about ${m[3]}`,
+    input.records.filter((r) => r.kind === 'turn'),
+    speakers,
+  );
   if (!a) return UNANSWERABLE;
   const rest = m[4]!.replace(/^./, (ch) => ch.toUpperCase());
   const c = constraintsOf(rest, speakers, true);
@@ -330,7 +376,11 @@ export function createOfflineBlindReader(options: { topK?: number } = {}): Blind
       if (linked) {
         const attachment = linked[1] === undefined;
         const first = attachment ? `${linked[2]} talked about ${linked[3]}` : linked[1]!;
-        const a = locate(first, input.records.filter((r) => r.kind === 'turn'), speakers);
+        const a = locate(
+          first,
+          input.records.filter((r) => r.kind === 'turn'),
+          speakers,
+        );
         if (!a) return UNANSWERABLE;
         const rest = linked[4]!.replace(/^./, (ch) => ch.toUpperCase());
         const reach = reachOf(a, input.records, attachment);
@@ -344,10 +394,16 @@ export function createOfflineBlindReader(options: { topK?: number } = {}): Blind
       const c = constraintsOf(q, speakers, bySpeaker);
       const which = /^Which ([\p{L}'’-]+) (?:did|does|is|was)\b/u.exec(q);
       if (which) {
-        const kinds = /\bin an e-mail\b/.test(q) ? input.records.filter((r) => r.kind === 'email') : input.records.filter((r) => r.kind !== 'email');
+        const kinds = /\bin an e-mail\b/.test(q)
+          ? input.records.filter((r) => r.kind === 'email')
+          : input.records.filter((r) => r.kind !== 'email');
         return readWhich(q, which[1]!, kinds, c) ?? UNANSWERABLE;
       }
-      const pool = /\be-mail\b/.test(q) ? input.records.filter((r) => r.kind === 'email') : /^(what|how)\b.*\bdoes the document\b/i.test(q) ? input.records.filter((r) => r.kind === 'document') : input.records;
+      const pool = /\be-mail\b/.test(q)
+        ? input.records.filter((r) => r.kind === 'email')
+        : /^(what|how)\b.*\bdoes the document\b/i.test(q)
+          ? input.records.filter((r) => r.kind === 'document')
+          : input.records;
       return readPlain(q, input, pool, c, topK);
     },
   };

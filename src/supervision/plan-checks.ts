@@ -14,9 +14,7 @@ export type PlanRejection =
   | 'plan:fact-record-not-in-evidence'
   | 'plan:answer-type-mismatch';
 
-export type PlanCheckResult =
-  | { ok: true; plan: AnswerPlan; evidence: Evidence[] }
-  | { ok: false; reason: PlanRejection; detail: string };
+export type PlanCheckResult = { ok: true; plan: AnswerPlan; evidence: Evidence[] } | { ok: false; reason: PlanRejection; detail: string };
 
 /** What a plan is checked against. */
 export interface PlanCheckContext {
@@ -57,7 +55,8 @@ export function checkPlan(plan: AnswerPlan, ctx: PlanCheckContext): PlanCheckRes
   for (const f of plan.facts) {
     const text = ctx.records.get(f.record)!.text;
     const span = locateQuote(text, f.quote);
-    if (!span) return { ok: false, reason: 'plan:quote-not-in-record', detail: `quote not found in ${f.record}: "${f.quote.slice(0, 80)}"` };
+    if (!span)
+      return { ok: false, reason: 'plan:quote-not-in-record', detail: `quote not found in ${f.record}: "${f.quote.slice(0, 80)}"` };
     facts.push({ ...f, span });
   }
   const evidenceIds = new Set(plan.evidence.map((e) => e.record));
@@ -66,10 +65,15 @@ export function checkPlan(plan: AnswerPlan, ctx: PlanCheckContext): PlanCheckRes
     if (!factIds.has(id)) return { ok: false, reason: 'plan:unused-evidence-record', detail: `evidence record ${id} is used by no fact` };
   }
   for (const id of factIds) {
-    if (!evidenceIds.has(id)) return { ok: false, reason: 'plan:fact-record-not-in-evidence', detail: `fact record ${id} is not listed as evidence` };
+    if (!evidenceIds.has(id))
+      return { ok: false, reason: 'plan:fact-record-not-in-evidence', detail: `fact record ${id} is not listed as evidence` };
   }
   const problem = answerTypeProblem(plan.answer, plan.answerType);
   if (problem) return { ok: false, reason: 'plan:answer-type-mismatch', detail: `${problem}: "${plan.answer.slice(0, 60)}"` };
-  const evidence: Evidence[] = facts.map((f) => ({ record: f.record, span: f.span, quote: ctx.records.get(f.record)!.text.slice(f.span[0], f.span[1]) }));
+  const evidence: Evidence[] = facts.map((f) => ({
+    record: f.record,
+    span: f.span,
+    quote: ctx.records.get(f.record)!.text.slice(f.span[0], f.span[1]),
+  }));
   return { ok: true, plan: { ...plan, facts }, evidence };
 }

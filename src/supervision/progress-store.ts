@@ -27,7 +27,10 @@ export function progressPath(outPath: string): string {
  * not ours.
  */
 export class ProgressStore {
-  constructor(readonly path: string, readonly run: string) {}
+  constructor(
+    readonly path: string,
+    readonly run: string,
+  ) {}
 
   load(): BundleProgress[] {
     if (!existsSync(this.path)) return [];
@@ -40,7 +43,11 @@ export class ProgressStore {
         parsed = BundleProgressSchema.parse(JSON.parse(line));
       } catch (err) {
         if (i >= lines.length - 2) return; // the torn tail of a killed run
-        throw new InputError('E_BAD_PROGRESS', `${this.path}:${i + 1}: not a progress line (${(err as Error).message.slice(0, 120)}); delete the file to start over`, { file: this.path, line: i + 1 });
+        throw new InputError(
+          'E_BAD_PROGRESS',
+          `${this.path}:${i + 1}: not a progress line (${(err as Error).message.slice(0, 120)}); delete the file to start over`,
+          { file: this.path, line: i + 1 },
+        );
       }
       if (parsed.run === this.run) out.push(parsed);
     });

@@ -21,7 +21,9 @@ export function loadPrompt(role: PromptRole): Prompt {
   const text = readFileSync(url, 'utf8');
   const m = /^version:\s*(\S+)\s*$/m.exec(text.split('\n', 1)[0] ?? '');
   if (!m || !m[1]!.startsWith(`${role}@`)) {
-    throw new ConfigError('E_PROMPT_VERSION', `${url.pathname}:1: expected "version: ${role}@<n>" as the first line`, { file: url.pathname });
+    throw new ConfigError('E_PROMPT_VERSION', `${url.pathname}:1: expected "version: ${role}@<n>" as the first line`, {
+      file: url.pathname,
+    });
   }
   const p: Prompt = { role, version: m[1]!, text };
   cache.set(role, p);

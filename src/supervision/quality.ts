@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { SourceRecord } from '../../sandbox/contract.ts';
 import type { History, QAItem } from '../history/record.ts';
 import { terms } from '../text/text.ts';
-import { findDates } from '../evaluate/date-parse.ts';
+import { findDates } from '../text/date-parse.ts';
 import { checkBlindReading, type BlindReader } from './blind-recovery.ts';
 import { createOfflineBlindReader } from './offline-reader.ts';
 import { checkQuestion } from './question-checks.ts';
@@ -28,13 +28,21 @@ export const QualityReportSchema = z.object({
 });
 export type QualityReport = z.infer<typeof QualityReportSchema>;
 
-const FRAME = new Set(terms('times asked reply right before separate conversations sessions e-mails come came mention mentioned talk talked passed later days many much name given date written document section question'));
+const FRAME = new Set(
+  terms(
+    'times asked reply right before separate conversations sessions e-mails come came mention mentioned talk talked passed later days many much name given date written document section question',
+  ),
+);
 
 /**
  * Scores an existing supervision set against its histories with programmatic checks and an offline blind
  * reader that sees only each item's evidence records (a judge model can replace the reader).
  */
-export async function scoreSupervision(items: readonly QAItem[], histories: readonly History[], reader: BlindReader = createOfflineBlindReader()): Promise<QualityReport> {
+export async function scoreSupervision(
+  items: readonly QAItem[],
+  histories: readonly History[],
+  reader: BlindReader = createOfflineBlindReader(),
+): Promise<QualityReport> {
   const byHistory = new Map(histories.map((h) => [h.id, new Map<string, SourceRecord>(h.records.map((r) => [r.id, r]))]));
   // A question may name what was said around its evidence ("when Melanie asked about …, what did Caroline
   // say?"): the reader also sees each evidence record's neighbours in its thread.
@@ -42,7 +50,10 @@ export async function scoreSupervision(items: readonly QAItem[], histories: read
     histories.map((h) => [
       h.id,
       new Map<string, SourceRecord[]>(
-        h.records.map((r, i) => [r.id, [h.records[i - 1], h.records[i + 1]].filter((x): x is SourceRecord => !!x && x.thread !== undefined && x.thread === r.thread)]),
+        h.records.map((r, i) => [
+          r.id,
+          [h.records[i - 1], h.records[i + 1]].filter((x): x is SourceRecord => !!x && x.thread !== undefined && x.thread === r.thread),
+        ]),
       ),
     ]),
   );
@@ -56,14 +67,33 @@ export async function scoreSupervision(items: readonly QAItem[], histories: read
     const records = byHistory.get(item.history);
     const evidence = item.evidence.map((e) => ({ e, r: records?.get(e.record) }));
     const found = evidence.filter((x) => x.r).map((x) => x.r!);
-    note('evidenceSupport', evidence.length > 0 && evidence.every(({ e, r }) => r && (!e.span || verifySpan(r.text, e.span, e.quote))), item.id);
-    note('questionClarity', checkQuestion(item.question, item.answer, item.answerType, found.map((r) => r.id)).ok, item.id);
+    note(
+      'evidenceSupport',
+      evidence.length > 0 && evidence.every(({ e, r }) => r && (!e.span || verifySpan(r.text, e.span, e.quote))),
+      item.id,
+    );
+    note(
+      'questionClarity',
+      checkQuestion(
+        item.question,
+        item.answer,
+        item.answerType,
+        found.map((r) => r.id),
+      ).ok,
+      item.id,
+    );
     const unique = [...new Map(found.map((r) => [r.id, r])).values()];
     const around = neighbours.get(item.history);
     const order = [...(records?.keys() ?? [])];
-    const seen = [...new Map([...unique, ...unique.flatMap((r) => around?.get(r.id) ?? [])].map((r) => [r.id, r])).values()].sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
+    const seen = [...new Map([...unique, ...unique.flatMap((r) => around?.get(r.id) ?? [])].map((r) => [r.id, r])).values()].sort(
+      (a, b) => order.indexOf(a.id) - order.indexOf(b.id),
+    );
     const reading = unique.length ? await reader.read({ question: item.question, answerType: item.answerType, records: seen }) : undefined;
-    note('answerSupport', !!reading && checkBlindReading(reading, { answer: item.answer, answerType: item.answerType, evidenceRecords: [] }).ok, item.id);
+    note(
+      'answerSupport',
+      !!reading && checkBlindReading(reading, { answer: item.answer, answerType: item.answerType, evidenceRecords: [] }).ok,
+      item.id,
+    );
     const evidenceTerms = new Set(seen.flatMap((r) => terms(`${r.title ?? ''} ${r.text} ${r.speaker ?? ''}`)));
     let q = item.question;
     for (const d of findDates(q).reverse()) q = q.slice(0, d.start) + q.slice(d.end);
@@ -76,7 +106,12 @@ export async function scoreSupervision(items: readonly QAItem[], histories: read
   return {
     items: n,
     method: `programmatic checks + ${reader.name} over evidence records`,
-    rates: { answerSupport: rate('answerSupport'), evidenceSupport: rate('evidenceSupport'), questionClarity: rate('questionClarity'), premiseSupport: rate('premiseSupport') },
+    rates: {
+      answerSupport: rate('answerSupport'),
+      evidenceSupport: rate('evidenceSupport'),
+      questionClarity: rate('questionClarity'),
+      premiseSupport: rate('premiseSupport'),
+    },
     failures: fails,
   };
 }

@@ -35,17 +35,20 @@ export function checkQuestion(
   recordIds: Iterable<string>,
 ): { ok: true } | { ok: false; reason: QuestionRejection; detail: string } {
   const q = question.trim();
-  if (q.length < 8 || !q.endsWith('?') || q.split('?').length > 3) return { ok: false, reason: 'question:malformed', detail: 'expected one question ending in "?"' };
+  if (q.length < 8 || !q.endsWith('?') || q.split('?').length > 3)
+    return { ok: false, reason: 'question:malformed', detail: 'expected one question ending in "?"' };
   for (const id of recordIds) {
     if (id.length >= 3 && q.includes(id)) return { ok: false, reason: 'question:record-id', detail: `names record id ${id}` };
   }
   if (/\[[^\]]*\d[^\]]*\]/.test(q)) return { ok: false, reason: 'question:record-id', detail: 'contains a bracketed id' };
-  if (REFERS_TO_MATERIAL.test(q)) return { ok: false, reason: 'question:not-standalone', detail: 'refers to the source material instead of the history' };
+  if (REFERS_TO_MATERIAL.test(q))
+    return { ok: false, reason: 'question:not-standalone', detail: 'refers to the source material instead of the history' };
   if (answerType !== 'boolean') {
     if (answerType === 'list') {
       const items = listItems(answer);
       const leaked = items.filter((it) => it.length >= 3 && contains(q, it));
-      if (leaked.length && leaked.length * 2 >= items.length) return { ok: false, reason: 'question:answer-leak', detail: `contains answer items: ${leaked.join(', ')}` };
+      if (leaked.length && leaked.length * 2 >= items.length)
+        return { ok: false, reason: 'question:answer-leak', detail: `contains answer items: ${leaked.join(', ')}` };
     } else if (answer.trim().length >= 2 || /\d/.test(answer)) {
       if (contains(q, answer)) return { ok: false, reason: 'question:answer-leak', detail: `contains the answer "${answer}"` };
     }

@@ -48,7 +48,11 @@ const UPLOAD = /\[Upload ([^\]\n]+)\]/g;
 
 /** Lower-cased subject without reply/forward prefixes, so a thread of e-mails shares one key. */
 export function normaliseSubject(subject: string): string {
-  return subject.replace(/^\s*((re|fw|fwd|aw)\s*:\s*)+/i, '').trim().toLowerCase().replace(/\s+/g, ' ');
+  return subject
+    .replace(/^\s*((re|fw|fwd|aw)\s*:\s*)+/i, '')
+    .trim()
+    .toLowerCase()
+    .replace(/\s+/g, ' ');
 }
 
 /** Builds the record graph. Linear in the records apart from the lexical step, which is bounded by `maxTermDf`. */
@@ -82,11 +86,12 @@ export function buildRecordGraph(records: readonly SourceRecord[], options: Reco
   });
   for (const list of threads.values()) for (let k = 1; k < list.length; k++) link(list[k - 1]!, list[k]!, 'adjacent');
 
-  for (let i = 0; i < n; i++) for (const ref of recs[i]!.refs ?? []) {
-    const j = index.get(ref);
-    if (j !== undefined) link(i, j, 'ref');
-    else for (const k of threads.get(ref) ?? []) link(i, k, 'ref'); // a ref may name a whole document/thread
-  }
+  for (let i = 0; i < n; i++)
+    for (const ref of recs[i]!.refs ?? []) {
+      const j = index.get(ref);
+      if (j !== undefined) link(i, j, 'ref');
+      else for (const k of threads.get(ref) ?? []) link(i, k, 'ref'); // a ref may name a whole document/thread
+    }
 
   // `[Upload <name>]` names an attachment; match it against document ids, threads, titles and meta strings.
   const docKeys: Array<{ i: number; key: string }> = [];
@@ -99,7 +104,10 @@ export function buildRecordGraph(records: readonly SourceRecord[], options: Reco
     const cache = new Map<string, number[]>();
     for (let i = 0; i < n; i++) {
       for (const m of recs[i]!.text.matchAll(UPLOAD)) {
-        const name = m[1]!.trim().toLowerCase().replace(/\.(md|html?|txt|pdf|docx?)$/, '');
+        const name = m[1]!
+          .trim()
+          .toLowerCase()
+          .replace(/\.(md|html?|txt|pdf|docx?)$/, '');
         if (name.length < 3) continue;
         let hits = cache.get(name);
         if (!hits) cache.set(name, (hits = docKeys.filter((d) => d.key.includes(name)).map((d) => d.i)));

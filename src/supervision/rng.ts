@@ -1,5 +1,5 @@
 // The generator draws from the same seeded stream as the search (mulberry32); a resumed run picks the same bundles.
-export { createRng, type Rng } from '../optimize/rng.ts';
+export { createRng, type Rng } from '../util/rng.ts';
 
 /**
  * Plain FNV-1a of a string: item ids and split keys derive from it, so it must not change (the search's

@@ -4,7 +4,18 @@
  * copy that remembers where each of its characters came from.
  */
 
-const FOLD: Record<string, string> = { '‘': "'", '’': "'", '‚': "'", '“': '"', '”': '"', '„': '"', '–': '-', '—': '-', '…': '...', '\u00a0': ' ' };
+const FOLD: Record<string, string> = {
+  '‘': "'",
+  '’': "'",
+  '‚': "'",
+  '“': '"',
+  '”': '"',
+  '„': '"',
+  '–': '-',
+  '—': '-',
+  '…': '...',
+  '\u00a0': ' ',
+};
 
 function normalise(text: string): { norm: string; origin: number[] } {
   let norm = '';
@@ -41,7 +52,11 @@ export function locateQuote(text: string, quote: string): [number, number] | und
   if (!quote.trim()) return undefined;
   const exact = text.indexOf(quote);
   if (exact >= 0) return [exact, exact + quote.length];
-  const trimmed = quote.trim().replace(/^["'“‘…]+|["'”’]+$/g, '').replace(/^\.\.\.|\.\.\.$/g, '').trim();
+  const trimmed = quote
+    .trim()
+    .replace(/^["'“‘…]+|["'”’]+$/g, '')
+    .replace(/^\.\.\.|\.\.\.$/g, '')
+    .trim();
   if (!trimmed) return undefined;
   const t = normalise(text);
   const q = normalise(trimmed).norm;

@@ -38,10 +38,12 @@ export function writeJsonl<T>(path: string, rows: readonly T[], schema: z.ZodTyp
     .map((row, i) => {
       const parsed = schema.safeParse(row);
       if (!parsed.success) {
-        throw new InputError('E_BAD_OUTPUT', `refusing to write ${path}: row ${i + 1}: ${describeZodIssues(parsed.error.issues)}`, { file: path });
+        throw new InputError('E_BAD_OUTPUT', `refusing to write ${path}: row ${i + 1}: ${describeZodIssues(parsed.error.issues)}`, {
+          file: path,
+        });
       }
       return JSON.stringify(parsed.data);
     })
     .join('\n');
-  writeFileAtomic(path, rows.length ? text + '\n' : '');
+  writeFileAtomic(path, rows.length ? `${text}\n` : '');
 }

@@ -172,15 +172,19 @@ export async function startOpenAiTestServer(options: OpenAiTestServerOptions = {
       // keep the raw string: a test may want to see what was sent
     }
     const endpoint: Endpoint | undefined =
-      req.method === 'POST' && path.endsWith('/chat/completions') ? 'chat'
-        : req.method === 'POST' && path.endsWith('/embeddings') ? 'embeddings'
+      req.method === 'POST' && path.endsWith('/chat/completions')
+        ? 'chat'
+        : req.method === 'POST' && path.endsWith('/embeddings')
+          ? 'embeddings'
           : undefined;
     const callIndex = endpoint ? counts[endpoint]++ : -1;
     const recorded: RecordedRequest = { method: req.method ?? '', path, headers: req.headers, body, callIndex, seq: requests.length };
     requests.push(recorded);
 
     if (!endpoint) {
-      sendJson(res, 404, { error: { message: `test server: no route for ${req.method} ${path}`, type: 'invalid_request_error', code: null } });
+      sendJson(res, 404, {
+        error: { message: `test server: no route for ${req.method} ${path}`, type: 'invalid_request_error', code: null },
+      });
       return;
     }
 
@@ -230,9 +234,16 @@ export async function startOpenAiTestServer(options: OpenAiTestServerOptions = {
       return;
     }
     if ('status' in reply) {
-      const payload = reply.body === undefined
-        ? { error: { message: `test server: scripted HTTP ${reply.status}`, type: reply.status === 429 ? 'rate_limit_error' : 'server_error', code: null } }
-        : reply.body;
+      const payload =
+        reply.body === undefined
+          ? {
+              error: {
+                message: `test server: scripted HTTP ${reply.status}`,
+                type: reply.status === 429 ? 'rate_limit_error' : 'server_error',
+                code: null,
+              },
+            }
+          : reply.body;
       sendJson(res, reply.status, payload, reply.headers);
       return;
     }

@@ -18,7 +18,8 @@ export function renderLineage(programs: readonly ProgramRecord[]): string {
   const lines: string[] = [];
   const walk = (parent: string | null, depth: number) => {
     for (const p of children.get(parent) ?? []) {
-      const mark = p.status === 'accepted' ? '✓' : p.status === 'rejected' ? '✗' : p.status === 'invalid' || p.status === 'failed' ? '!' : '·';
+      const mark =
+        p.status === 'accepted' ? '✓' : p.status === 'rejected' ? '✗' : p.status === 'invalid' || p.status === 'failed' ? '!' : '·';
       lines.push(`${'  '.repeat(depth)}${mark} ${p.id} ${pct(p.scores?.value)} ${p.proposer ?? ''}`);
       walk(p.id, depth + 1);
     }
@@ -36,10 +37,19 @@ export function register(program: Command, io: CliIO): void {
       const archive = openArchive(resolve(run));
       const state = archive.loadState();
       if (opts.json) {
-        io.out(JSON.stringify({ manifest: archive.manifest, programs: state.programs, best: state.best?.id ?? null, warnings: state.warnings }, null, 2) + '\n');
+        io.out(
+          `${JSON.stringify(
+            { manifest: archive.manifest, programs: state.programs, best: state.best?.id ?? null, warnings: state.warnings },
+            null,
+            2,
+          )}\n`,
+        );
         return;
       }
-      const t = new Table({ head: ['program', 'iter', 'parent', 'status', 'score', 'R@10', 'ctx recall', 'proposer', 'rationale / failure'], style: { head: [], border: [], compact: true } });
+      const t = new Table({
+        head: ['program', 'iter', 'parent', 'status', 'score', 'R@10', 'ctx recall', 'proposer', 'rationale / failure'],
+        style: { head: [], border: [], compact: true },
+      });
       for (const p of state.programs) {
         t.push([
           p.id,
@@ -53,8 +63,10 @@ export function register(program: Command, io: CliIO): void {
           (p.failure ? `${p.failure.stage}: ${p.failure.message.split('\n')[0]}` : (p.rationale ?? '')).slice(0, 80),
         ]);
       }
-      io.out(`run ${archive.manifest.run}: ${state.programs.length} programs, ${state.accepted.length} accepted, best ${state.best?.id ?? '–'} (${pct(state.best?.scores?.value)})${state.stopped ? `; stopped: ${state.stopped.reason}` : ''}\n`);
-      io.out(t.toString() + '\n');
+      io.out(
+        `run ${archive.manifest.run}: ${state.programs.length} programs, ${state.accepted.length} accepted, best ${state.best?.id ?? '–'} (${pct(state.best?.scores?.value)})${state.stopped ? `; stopped: ${state.stopped.reason}` : ''}\n`,
+      );
+      io.out(`${t.toString()}\n`);
       io.out(`lineage:\n${renderLineage(state.programs)}\n`);
       for (const w of state.warnings) io.err(`warning: ${w}\n`);
     });

@@ -2,10 +2,10 @@ import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InputError } from '../../errors.ts';
-import type { BenchConfigInput } from '../../bench/bench-config.ts';
-import type { BenchEvent } from '../../bench/context.ts';
-import { runBench, type BenchReport } from '../../bench/run-bench.ts';
-import { EXPERIMENTS, ExperimentName, type BenchDataset } from '../../bench/schemas.ts';
+import type { BenchConfigInput } from '../../experiments/bench-config.ts';
+import type { BenchEvent } from '../../experiments/context.ts';
+import { runBench, type BenchReport } from '../../experiments/run-bench.ts';
+import { EXPERIMENTS, ExperimentName, type BenchDataset } from '../../experiments/schemas.ts';
 import type { CliIO } from '../io.ts';
 
 interface BenchFlags {
@@ -40,11 +40,17 @@ const DATA_PATHS: Record<BenchDataset, { format: string; path: string }> = {
 
 /** Flags → the bench's config (validated again by its zod schema). */
 export function benchConfigFromFlags(f: BenchFlags): BenchConfigInput {
-  const ids: BenchDataset[] = f.dataset === 'all' ? ['locomo', 'rhelm'] : f.dataset === 'locomo' || f.dataset === 'rhelm' ? [f.dataset] : [];
+  const ids: BenchDataset[] =
+    f.dataset === 'all' ? ['locomo', 'rhelm'] : f.dataset === 'locomo' || f.dataset === 'rhelm' ? [f.dataset] : [];
   if (!ids.length) throw new InputError('E_BAD_FLAG', `--dataset ${JSON.stringify(f.dataset)}: expected locomo, rhelm or all`);
   const datasets = ids.map((id) => {
     const p = resolve(f.data, DATA_PATHS[id].path);
-    if (!existsSync(p)) throw new InputError('E_NO_FILE', `${p}: ${id} data not found; point --data at the folder holding ${DATA_PATHS[id].path} (e.g. ../shared/data)`, { file: p });
+    if (!existsSync(p))
+      throw new InputError(
+        'E_NO_FILE',
+        `${p}: ${id} data not found; point --data at the folder holding ${DATA_PATHS[id].path} (e.g. ../shared/data)`,
+        { file: p },
+      );
     return { id, source: `${DATA_PATHS[id].format}:${p}` };
   });
   const experiments = (f.experiments ?? EXPERIMENTS.join(','))
@@ -53,10 +59,18 @@ export function benchConfigFromFlags(f: BenchFlags): BenchConfigInput {
     .filter(Boolean)
     .map((e) => {
       const r = ExperimentName.safeParse(e);
-      if (!r.success) throw new InputError('E_BAD_FLAG', `--experiments: unknown experiment ${JSON.stringify(e)}; use ${EXPERIMENTS.join(', ')}`);
+      if (!r.success)
+        throw new InputError('E_BAD_FLAG', `--experiments: unknown experiment ${JSON.stringify(e)}; use ${EXPERIMENTS.join(', ')}`);
       return r.data;
     });
-  const cfg: BenchConfigInput = { out: f.out, datasets, experiments, iterations: int('--iterations', f.iterations), rngSeed: Number(f.rngSeed), fresh: Boolean(f.fresh) };
+  const cfg: BenchConfigInput = {
+    out: f.out,
+    datasets,
+    experiments,
+    iterations: int('--iterations', f.iterations),
+    rngSeed: Number(f.rngSeed),
+    fresh: Boolean(f.fresh),
+  };
   if (f.perHistory) cfg.perHistory = int('--per-history', f.perHistory);
   if (f.budgets) cfg.budgets = f.budgets.split(',').map((b) => int('--budgets', b.trim()));
   if (f.transferSources) cfg.transferSources = int('--transfer-sources', f.transferSources);
@@ -86,17 +100,22 @@ export async function runBenchCommand(f: BenchFlags, io: CliIO): Promise<BenchRe
   const started = performance.now();
   const report = await runBench(benchConfigFromFlags(f), (e) => {
     const line = progressLine(e, (performance.now() - started) / 1000);
-    if (line && !f.json) io.err(line + '\n');
+    if (line && !f.json) io.err(`${line}\n`);
   });
-  if (f.json) io.out(JSON.stringify({ seconds: report.seconds, files: report.files, results: report.results }, null, 2) + '\n');
-  else io.out(`wrote ${report.files.length} files to ${resolve(f.out)} in ${(report.seconds / 60).toFixed(1)} min:\n${report.files.map((p) => `  ${p}`).join('\n')}\n`);
+  if (f.json) io.out(`${JSON.stringify({ seconds: report.seconds, files: report.files, results: report.results }, null, 2)}\n`);
+  else
+    io.out(
+      `wrote ${report.files.length} files to ${resolve(f.out)} in ${(report.seconds / 60).toFixed(1)} min:\n${report.files.map((p) => `  ${p}`).join('\n')}\n`,
+    );
   return report;
 }
 
 export function register(program: Command, io: CliIO): void {
   program
     .command('bench')
-    .description("Offline versions of the method's experiments (main, transfer, supervision and feedback ablations) as JSON and Markdown tables")
+    .description(
+      "Offline versions of the method's experiments (main, transfer, supervision and feedback ablations) as JSON and Markdown tables",
+    )
     .option('--dataset <name>', 'locomo | rhelm | all', 'all')
     .option('--experiments <list>', `comma-separated: ${EXPERIMENTS.join(',')}`)
     .option('--iterations <n>', 'search iterations per optimization run', '10')

@@ -36,7 +36,8 @@ const positive = (flag: string, v: string | undefined): number | undefined => {
 
 /** Flags → runCompare's options (validated again by its zod schema). */
 export function compareOptionsFromFlags(f: CompareFlags, out: string): CompareOptionsInput {
-  if (!f.history || !f.supervision) throw new InputError('E_BAD_FLAG', 'compare needs --history and --supervision (generate supervision with memsteer generate)');
+  if (!f.history || !f.supervision)
+    throw new InputError('E_BAD_FLAG', 'compare needs --history and --supervision (generate supervision with memsteer generate)');
   const rngSeed = Number(f.rngSeed);
   if (!Number.isInteger(rngSeed)) throw new InputError('E_BAD_FLAG', `--rng-seed ${JSON.stringify(f.rngSeed)}: expected a whole number`);
   const opts: CompareOptionsInput = {
@@ -48,7 +49,12 @@ export function compareOptionsFromFlags(f: CompareFlags, out: string): CompareOp
     offline: Boolean(f.offline),
     rngSeed,
     contextBudget: positive('--context-budget', f.contextBudget)!,
-    testCategories: f.testCategories ? f.testCategories.split(',').map((s) => s.trim()).filter(Boolean) : [],
+    testCategories: f.testCategories
+      ? f.testCategories
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : [],
   };
   if (f.seed) opts.seed = resolve(f.seed);
   if (f.codeSeed) opts.codeSeed = resolve(f.codeSeed);
@@ -69,7 +75,10 @@ const signed = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(2)}`;
 
 /** Best-so-far validation score per iteration, one column per arm (a `*` marks an accepted candidate). */
 export function renderTrajectories(report: CompareReport): string {
-  const t = new Table({ head: ['iter', ...report.arms.map((a) => `${a.arm} best`), ...report.arms.map((a) => `${a.arm} cand.`)], style: { head: [], border: [], compact: true } });
+  const t = new Table({
+    head: ['iter', ...report.arms.map((a) => `${a.arm} best`), ...report.arms.map((a) => `${a.arm} cand.`)],
+    style: { head: [], border: [], compact: true },
+  });
   t.push(['0 (seed)', ...report.arms.map((a) => pct(a.seed.val.fitness)), ...report.arms.map(() => '')]);
   const last = Math.max(0, ...report.arms.map((a) => a.trajectory.at(-1)?.iteration ?? 0));
   for (let i = 1; i <= last; i++) {
@@ -85,9 +94,26 @@ export function renderTrajectories(report: CompareReport): string {
 
 /** Final scores of each arm's seed and best design on validation (generated) and test (official QA). */
 export function renderFinalScores(report: CompareReport): string {
-  const t = new Table({ head: ['arm', 'design', 'split', 'n', 'fitness', 'R@10', 'ctx recall', 'accuracy', 'F1', 'LoCoMo F1', 'acc./prop.', 'tokens', 'time'], style: { head: [], border: [], compact: true } });
+  const t = new Table({
+    head: ['arm', 'design', 'split', 'n', 'fitness', 'R@10', 'ctx recall', 'accuracy', 'F1', 'LoCoMo F1', 'acc./prop.', 'tokens', 'time'],
+    style: { head: [], border: [], compact: true },
+  });
   const row = (arm: string, design: string, split: string, s: CompareScores | null, extra: string[]) =>
-    s ? [arm, design, split, String(s.n), pct(s.fitness), pct(s.recallAt10), pct(s.contextRecall), pct(s.accuracy), pct(s.f1), pct(s.locomoF1), ...extra] : [arm, design, split, '–', '–', '–', '–', '–', '–', '–', ...extra];
+    s
+      ? [
+          arm,
+          design,
+          split,
+          String(s.n),
+          pct(s.fitness),
+          pct(s.recallAt10),
+          pct(s.contextRecall),
+          pct(s.accuracy),
+          pct(s.f1),
+          pct(s.locomoF1),
+          ...extra,
+        ]
+      : [arm, design, split, '–', '–', '–', '–', '–', '–', '–', ...extra];
   const first = report.arms[0]!;
   t.push(row('(all)', `seed ${first.seed.id}`, 'val', first.seed.val, ['', '', '']));
   if (first.seed.test) t.push(row('(all)', `seed ${first.seed.id}`, 'official', first.seed.test, ['', '', '']));
@@ -120,20 +146,23 @@ export async function runCompareCommand(f: CompareFlags, io: CliIO): Promise<Com
   };
   const onEvent = (arm: ArmName, e: SearchEvent) => {
     if (quiet) return;
-    if (e.type === 'iteration') io.err(`${arm} iteration ${e.iteration}: best ${pct(e.bestScore)} (${e.best}), ${e.accepted} accepted, LLM tokens ${e.tokens}\n`);
+    if (e.type === 'iteration')
+      io.err(`${arm} iteration ${e.iteration}: best ${pct(e.bestScore)} (${e.best}), ${e.accepted} accepted, LLM tokens ${e.tokens}\n`);
     else if (e.type === 'invalid') io.err(`  ${arm} ${e.program}: invalid at ${e.stage}: ${e.message.split('\n')[0]}\n`);
   };
   const report = await runCompare(options, { onArm, onEvent });
   if (f.json) {
-    io.out(JSON.stringify(report, null, 2) + '\n');
+    io.out(`${JSON.stringify(report, null, 2)}\n`);
     return report;
   }
-  io.out(`compare: ${report.arms.map((a) => a.arm).join(' vs ')} from ${report.seed}${report.codeSeed !== report.seed ? ` (code: ${report.codeSeed})` : ''}, ${report.iterations} iterations each, objective ${report.objective}, RNG seed ${report.rngSeed}` +
-    `${report.budgetTokens ? `, ≤ ${report.budgetTokens} LLM tokens each` : ''}${report.maxProposals ? `, ≤ ${report.maxProposals} proposals each` : ''}\n`);
-  io.out('validation fitness, best so far per iteration (cand. = that iteration\'s candidate, * accepted):\n');
-  io.out(renderTrajectories(report) + '\n');
-  io.out(renderFinalScores(report) + '\n');
-  io.out(renderDifferences(report) + '\n');
+  io.out(
+    `compare: ${report.arms.map((a) => a.arm).join(' vs ')} from ${report.seed}${report.codeSeed !== report.seed ? ` (code: ${report.codeSeed})` : ''}, ${report.iterations} iterations each, objective ${report.objective}, RNG seed ${report.rngSeed}` +
+      `${report.budgetTokens ? `, ≤ ${report.budgetTokens} LLM tokens each` : ''}${report.maxProposals ? `, ≤ ${report.maxProposals} proposals each` : ''}\n`,
+  );
+  io.out("validation fitness, best so far per iteration (cand. = that iteration's candidate, * accepted):\n");
+  io.out(`${renderTrajectories(report)}\n`);
+  io.out(`${renderFinalScores(report)}\n`);
+  io.out(`${renderDifferences(report)}\n`);
   for (const a of report.arms) io.out(`${a.arm}: stopped (${a.stopReason}); run in ${a.dir}\n`);
   io.out(`total ${(report.ms / 1000).toFixed(0)} s; report ${resolve(out, 'compare.json')}\n`);
   return report;
@@ -142,11 +171,16 @@ export async function runCompareCommand(f: CompareFlags, io: CliIO): Promise<Com
 export function register(program: Command, io: CliIO): void {
   program
     .command('compare')
-    .description('Code search vs config search from the same seed, supervision, RNG seed and budget: trajectories, final scores and the paired bootstrap CI of the difference')
+    .description(
+      'Code search vs config search from the same seed, supervision, RNG seed and budget: trajectories, final scores and the paired bootstrap CI of the difference',
+    )
     .option('--history <source>', 'history source: <format>:<path>[#<history>]')
     .option('--supervision <file>', 'supervision.jsonl with train and val items (memsteer generate)')
-    .option('--seed <file.ts>', 'the shared seed, a config-space design (default: the package\'s seeds/configurable.ts)')
-    .option('--code-seed <file.ts>', 'seed of the code and control arms when it should differ (e.g. seeds/base-bm25.ts: the same behaviour as the defaults)')
+    .option('--seed <file.ts>', "the shared seed, a config-space design (default: the package's seeds/configurable.ts)")
+    .option(
+      '--code-seed <file.ts>',
+      'seed of the code and control arms when it should differ (e.g. seeds/base-bm25.ts: the same behaviour as the defaults)',
+    )
     .option('--iterations <n>', 'iterations per arm', '10')
     .option('--max-proposals <n>', 'proposals per arm (repairs count)')
     .option('--budget-tokens <n>', 'LLM tokens per arm')
@@ -158,7 +192,7 @@ export function register(program: Command, io: CliIO): void {
     .option('--test-categories <list>', 'official QA categories for the final test (e.g. 1,2,3,4)')
     .option('--limit <n>', 'use at most n supervision items per split')
     .option('--jobs <n>', 'sandbox processes')
-    .option('--out <dir>', 'where the arms\' runs and compare.json go (default archive/compare-<timestamp>)')
+    .option('--out <dir>', "where the arms' runs and compare.json go (default archive/compare-<timestamp>)")
     .option('--json', 'print the report as JSON')
     .action(async (f: CompareFlags) => {
       await runCompareCommand(f, io);

@@ -24,7 +24,7 @@ export function register(program: Command, io: CliIO): void {
         const histories = opts.history ? await loadHistories(opts.history) : undefined;
         writeJsonl(resolve(opts.out), toPlain(items, histories), PlainItemSchema);
       } else {
-        writeFileAtomic(resolve(opts.out), JSON.stringify(TaskListSchema.parse(toTaskList(items, file)), null, 2) + '\n');
+        writeFileAtomic(resolve(opts.out), `${JSON.stringify(TaskListSchema.parse(toTaskList(items, file)), null, 2)}\n`);
       }
       io.out(`wrote ${items.length} items as ${format.data} to ${opts.out}\n`);
     });

@@ -14,9 +14,9 @@ import { compileDesign } from '../../design/compile.ts';
 import { createEvalPool, evaluateProgram, type EvalProgress, type EvaluationStats } from '../../evaluate/evaluate.ts';
 import { evalAnswererFrom, evalScorerFrom, summarizeTraces } from '../../evaluate/eval-adapters.ts';
 import { z } from 'zod';
-import { EvalSummarySchema, type EvalSummary, type MetricBlock } from '../../evaluate/summary.ts';
-import { QuestionTraceSchema, traceForFile } from '../../evaluate/trace-schema.ts';
-import type { QuestionTrace } from '../../evaluate/trace.ts';
+import { EvalSummarySchema, type EvalSummary, type MetricBlock } from '../../scoring/summary.ts';
+import { QuestionTraceSchema, traceForFile } from '../../scoring/trace-schema.ts';
+import type { QuestionTrace } from '../../scoring/trace.ts';
 
 /** Context budget when `--budget` is not given (tokens as `countTokens` counts them). */
 export const DEFAULT_EVAL_BUDGET = 1000;
@@ -36,7 +36,8 @@ export interface EvalCommandOptions {
 
 const positiveInt = (flag: string, value: string): number => {
   const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new InputError('E_BAD_FLAG', `${flag} ${JSON.stringify(value)}: expected a positive whole number`);
+  if (!Number.isInteger(n) || n <= 0)
+    throw new InputError('E_BAD_FLAG', `${flag} ${JSON.stringify(value)}: expected a positive whole number`);
   return n;
 };
 
@@ -46,15 +47,26 @@ export function selectQuestions(histories: readonly History[], questions: string
   if (questions === 'official') {
     items = histories.flatMap((h) => h.qa);
     if (items.length === 0) {
-      throw new InputError('E_NO_QUESTIONS', 'these histories have no official QA; pass --questions <supervision.jsonl> (e.g. from memsteer generate)');
+      throw new InputError(
+        'E_NO_QUESTIONS',
+        'these histories have no official QA; pass --questions <supervision.jsonl> (e.g. from memsteer generate)',
+      );
     }
   } else {
     const ids = new Set(histories.map((h) => h.id));
     items = readJsonl(resolve(questions), QAItemSchema).filter((q) => ids.has(q.history));
-    if (items.length === 0) throw new InputError('E_NO_QUESTIONS', `${questions}: no question is about a loaded history (${[...ids].slice(0, 3).join(', ')}…)`, { file: questions });
+    if (items.length === 0)
+      throw new InputError('E_NO_QUESTIONS', `${questions}: no question is about a loaded history (${[...ids].slice(0, 3).join(', ')}…)`, {
+        file: questions,
+      });
   }
   if (categories) {
-    const keep = new Set(categories.split(',').map((c) => c.trim()).filter(Boolean));
+    const keep = new Set(
+      categories
+        .split(',')
+        .map((c) => c.trim())
+        .filter(Boolean),
+    );
     items = items.filter((q) => q.category !== undefined && keep.has(q.category));
     if (items.length === 0) throw new InputError('E_NO_QUESTIONS', `no question has a category in {${[...keep].join(', ')}}`);
   }
@@ -108,7 +120,10 @@ function errorLines(traces: readonly QuestionTrace[]): string[] {
     const key = `${t.error.stage}/${t.error.kind}: ${t.error.message.split('\n')[0]!.slice(0, 160)}`;
     counts.set(key, (counts.get(key) ?? 0) + 1);
   }
-  return [...counts.entries()].sort((a, b) => b[1] - a[1]).slice(0, 10).map(([k, n]) => `  ${n} × ${k}`);
+  return [...counts.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 10)
+    .map(([k, n]) => `  ${n} × ${k}`);
 }
 
 function defaultTracesPath(): string {
@@ -156,7 +171,8 @@ export async function runEvalCommand(opts: EvalCommandOptions, io: CliIO): Promi
       )
     : null;
   bar?.start(questions.length, 0, { groupsDone: 0, groups: 0, failed: 0, history: '' });
-  const onProgress = (p: EvalProgress) => bar?.update(p.done, { groupsDone: p.groupsDone, groups: p.groups, failed: p.failed, history: p.history });
+  const onProgress = (p: EvalProgress) =>
+    bar?.update(p.done, { groupsDone: p.groupsDone, groups: p.groups, failed: p.failed, history: p.history });
 
   let result;
   try {
@@ -194,14 +210,19 @@ export async function runEvalCommand(opts: EvalCommandOptions, io: CliIO): Promi
     stats: result.stats,
     traces: tracesPath,
   };
-  writeFileAtomic(join(tracesPath, '..', `${basename(tracesPath, '.jsonl')}.summary.json`), JSON.stringify(EvalReportSchema.parse(report), null, 2) + '\n');
+  writeFileAtomic(
+    join(tracesPath, '..', `${basename(tracesPath, '.jsonl')}.summary.json`),
+    `${JSON.stringify(EvalReportSchema.parse(report), null, 2)}\n`,
+  );
   if (opts.json) {
-    io.out(JSON.stringify(report, null, 2) + '\n');
+    io.out(`${JSON.stringify(report, null, 2)}\n`);
     return;
   }
-  io.out(`${basename(designPath)} on ${opts.history}: ${questions.length} questions, budget ${budget} tokens, answerer ${answerer.id}${result.cached ? ' (cached)' : ''}\n`);
-  io.out(renderEvalTable(result.summary, ks) + '\n');
-  io.out(describeStats(result.stats) + '\n');
+  io.out(
+    `${basename(designPath)} on ${opts.history}: ${questions.length} questions, budget ${budget} tokens, answerer ${answerer.id}${result.cached ? ' (cached)' : ''}\n`,
+  );
+  io.out(`${renderEvalTable(result.summary, ks)}\n`);
+  io.out(`${describeStats(result.stats)}\n`);
   const errs = errorLines(result.traces);
   if (errs.length) io.out(`errors:\n${errs.join('\n')}\n`);
   io.out(`traces: ${tracesPath}\n`);

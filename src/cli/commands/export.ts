@@ -16,7 +16,7 @@ export function register(program: Command, io: CliIO): void {
     .action(async (run: string, opts: { program?: string; out: string; json?: boolean }) => {
       const r = await exportDesign({ run: resolve(run), out: resolve(opts.out), ...(opts.program ? { program: opts.program } : {}) });
       if (opts.json) {
-        io.out(JSON.stringify(r.manifest, null, 2) + '\n');
+        io.out(`${JSON.stringify(r.manifest, null, 2)}\n`);
         return;
       }
       const m = r.manifest;

@@ -57,7 +57,9 @@ function summaryTable(s: GenerationSummary): string {
   for (const [r, c] of Object.entries(s.rejections).sort((a, b) => b[1] - a[1])) rej.push([r, c]);
   return [
     `${s.history}: ${s.kept}/${s.target} items by ${s.generator} (reader ${s.reader}), ${s.bundles} bundles, ${(s.durationMs / 1000).toFixed(1)} s` +
-      (s.mode === 'llm' ? `, ${s.tokens.prompt} prompt tokens (${s.tokens.promptPerKept} per kept item), ${s.tokens.cachedCalls}/${s.tokens.calls} calls cached` : '') +
+      (s.mode === 'llm'
+        ? `, ${s.tokens.prompt} prompt tokens (${s.tokens.promptPerKept} per kept item), ${s.tokens.cachedCalls}/${s.tokens.calls} calls cached`
+        : '') +
       (s.budgetExhausted ? ' — stopped at the token budget' : '') +
       (s.resumedBundles ? ` — resumed ${s.resumedBundles} finished bundles` : ''),
     types.toString(),
@@ -107,7 +109,12 @@ export function register(program: Command, io: CliIO): void {
       const all: QAItem[] = [];
       const summaries: GenerationSummary[] = [];
       for (const history of histories) {
-        const bar = io.interactive ? new cliProgress.SingleBar({ stream: process.stderr, format: `${history.id} [{bar}] {value}/{total} items | {bundles} bundles` }, cliProgress.Presets.shades_classic) : undefined;
+        const bar = io.interactive
+          ? new cliProgress.SingleBar(
+              { stream: process.stderr, format: `${history.id} [{bar}] {value}/{total} items | {bundles} bundles` },
+              cliProgress.Presets.shades_classic,
+            )
+          : undefined;
         bar?.start(n, 0, { bundles: 0 });
         try {
           const { items, summary } = await generateSupervision(history, {

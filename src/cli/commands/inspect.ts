@@ -18,7 +18,19 @@ export function renderSummary(source: string, s: HistoriesSummary): string {
   const cats = Object.keys(s.total.qa.byCategory);
   const out: string[] = [`${source}: ${fmt(s.total.histories)} ${s.total.histories === 1 ? 'history' : 'histories'}`];
 
-  const main = table(['history', 'records', ...kinds, 'threads', 'first', 'last', 'tokens', 'tok/rec', 'QA', 'evidence refs', 'unresolved']);
+  const main = table([
+    'history',
+    'records',
+    ...kinds,
+    'threads',
+    'first',
+    'last',
+    'tokens',
+    'tok/rec',
+    'QA',
+    'evidence refs',
+    'unresolved',
+  ]);
   const row = (
     id: string,
     x: Pick<HistoriesSummary['total'], 'records' | 'recordsByKind' | 'threads' | 'time' | 'tokens' | 'qa'> & {
@@ -58,7 +70,7 @@ export function renderSummary(source: string, s: HistoriesSummary): string {
     for (const u of s.total.evidence.unresolvedList) un.push([u.history, u.qa, u.ref, u.reason]);
     out.push('unresolved evidence:', un.toString());
   }
-  return out.join('\n') + '\n';
+  return `${out.join('\n')}\n`;
 }
 
 /** `memsteer inspect <source> [--json]`: what a history source holds, per history and in total. */
@@ -66,11 +78,14 @@ export function register(program: Command, io: CliIO): void {
   program
     .command('inspect')
     .description('Load a history source and show its records, threads, time span, tokens, QA and evidence resolution')
-    .argument('<source>', 'history source: <format>:<path>[#<history>] (format: jsonl, locomo, rhelm, longmemeval, memorybank; detected when left out)')
+    .argument(
+      '<source>',
+      'history source: <format>:<path>[#<history>] (format: jsonl, locomo, rhelm, longmemeval, memorybank; detected when left out)',
+    )
     .option('--json', 'print the summary as JSON')
     .action(async (source: string, opts: { json?: boolean }) => {
       const histories = await loadHistories(source);
       const summary = HistoriesSummarySchema.parse(summarizeHistories(histories));
-      io.out(opts.json ? JSON.stringify(summary, null, 2) + '\n' : renderSummary(source, summary));
+      io.out(opts.json ? `${JSON.stringify(summary, null, 2)}\n` : renderSummary(source, summary));
     });
 }

@@ -39,7 +39,8 @@ interface OptimizeFlags {
 const num = (flag: string, v: string | undefined, integer = true): number | undefined => {
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) throw new InputError('E_BAD_FLAG', `${flag} ${JSON.stringify(v)}: expected a positive ${integer ? 'whole ' : ''}number`);
+  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n)))
+    throw new InputError('E_BAD_FLAG', `${flag} ${JSON.stringify(v)}: expected a positive ${integer ? 'whole ' : ''}number`);
   return n;
 };
 
@@ -47,7 +48,8 @@ const num = (flag: string, v: string | undefined, integer = true): number | unde
 export function configFromFlags(f: OptimizeFlags): OptimizeConfigInput {
   if (!f.history || !f.supervision) throw new InputError('E_BAD_FLAG', 'optimize needs --history and --supervision (or --resume <run>)');
   const space = f.space ?? 'code';
-  if (space !== 'code' && space !== 'config') throw new InputError('E_BAD_FLAG', `--space ${JSON.stringify(f.space)}: expected code or config`);
+  if (space !== 'code' && space !== 'config')
+    throw new InputError('E_BAD_FLAG', `--space ${JSON.stringify(f.space)}: expected code or config`);
   const cfg: OptimizeConfigInput = {
     history: f.history,
     supervision: f.supervision,
@@ -62,7 +64,12 @@ export function configFromFlags(f: OptimizeFlags): OptimizeConfigInput {
     feedback: f.feedback as 'stratified',
     perCategory: num('--per-category', f.perCategory)!,
     control: Boolean(f.control),
-    testCategories: f.testCategories ? f.testCategories.split(',').map((s) => s.trim()).filter(Boolean) : [],
+    testCategories: f.testCategories
+      ? f.testCategories
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : [],
   };
   if (f.objective) cfg.objective = f.objective as 'evidence';
   const opt = (k: keyof OptimizeConfigInput, flag: string, v: string | undefined, integer = true) => {
@@ -83,18 +90,35 @@ const pct = (x: number | null | undefined) => (x === null || x === undefined ? '
 
 /** The side-by-side table: seed vs best, on validation (generated) and test (official QA). */
 export function renderComparison(report: OptimizeReport): string {
-  const t = new Table({ head: ['', 'split', 'n', 'fitness', 'R@10', 'ctx recall', 'accuracy', 'F1', 'LoCoMo F1'], style: { head: [], border: [], compact: true } });
+  const t = new Table({
+    head: ['', 'split', 'n', 'fitness', 'R@10', 'ctx recall', 'accuracy', 'F1', 'LoCoMo F1'],
+    style: { head: [], border: [], compact: true },
+  });
   const row = (name: string, split: string, s: SplitScores | null) =>
-    s ? [name, split, String(s.n), pct(s.fitness), pct(s.recallAt10), pct(s.contextRecall), pct(s.accuracy), pct(s.f1), pct(s.locomoF1)] : [name, split, '–', '–', '–', '–', '–', '–', '–'];
+    s
+      ? [name, split, String(s.n), pct(s.fitness), pct(s.recallAt10), pct(s.contextRecall), pct(s.accuracy), pct(s.f1), pct(s.locomoF1)]
+      : [name, split, '–', '–', '–', '–', '–', '–', '–'];
   t.push(row(`seed ${report.seed.id}`, 'val', report.seed.val), row(`best ${report.best.id}`, 'val', report.best.val));
-  if (report.seed.test || report.best.test) t.push(row(`seed ${report.seed.id}`, 'official', report.seed.test), row(`best ${report.best.id}`, 'official', report.best.test));
+  if (report.seed.test || report.best.test)
+    t.push(row(`seed ${report.seed.id}`, 'official', report.seed.test), row(`best ${report.best.id}`, 'official', report.best.test));
   return t.toString();
 }
 
 export function renderTrajectory(report: OptimizeReport): string {
-  const t = new Table({ head: ['iter', 'program', 'parent', 'score', 'status', 'proposer', 'rationale'], style: { head: [], border: [], compact: true } });
+  const t = new Table({
+    head: ['iter', 'program', 'parent', 'score', 'status', 'proposer', 'rationale'],
+    style: { head: [], border: [], compact: true },
+  });
   for (const p of report.trajectory) {
-    t.push([String(p.iteration), p.program, p.parent ?? '', p.score === null ? '–' : pct(p.score), p.status, p.proposer, p.rationale.slice(0, 70)]);
+    t.push([
+      String(p.iteration),
+      p.program,
+      p.parent ?? '',
+      p.score === null ? '–' : pct(p.score),
+      p.status,
+      p.proposer,
+      p.rationale.slice(0, 70),
+    ]);
   }
   return t.toString();
 }
@@ -119,9 +143,11 @@ export async function runOptimizeCommand(f: OptimizeFlags, io: CliIO): Promise<O
   const onEvent = (e: SearchEvent) => {
     if (e.type === 'iteration') {
       bar?.update(e.iteration, { best: pct(e.bestScore), accepted: e.accepted, what: `tokens ${e.tokens}` });
-      if (!bar && !f.json) io.err(`iteration ${e.iteration}: best ${pct(e.bestScore)} (${e.best}), ${e.accepted} accepted, LLM tokens ${e.tokens}\n`);
+      if (!bar && !f.json)
+        io.err(`iteration ${e.iteration}: best ${pct(e.bestScore)} (${e.best}), ${e.accepted} accepted, LLM tokens ${e.tokens}\n`);
     } else if (e.type === 'evaluating') bar?.update({ what: `evaluating ${e.program} on ${e.split}` });
-    else if (e.type === 'decided') line = `${e.program}: ${e.accepted ? 'accepted' : 'rejected'} (${pct(e.score)}, Δ ${(e.delta * 100).toFixed(2)}) ${e.reason}`;
+    else if (e.type === 'decided')
+      line = `${e.program}: ${e.accepted ? 'accepted' : 'rejected'} (${pct(e.score)}, Δ ${(e.delta * 100).toFixed(2)}) ${e.reason}`;
     else if (e.type === 'invalid') line = `${e.program}: invalid at ${e.stage}: ${e.message.split('\n')[0]}`;
     if (line && !bar && !f.json && (e.type === 'decided' || e.type === 'invalid')) io.err(`  ${line}\n`);
   };
@@ -132,13 +158,15 @@ export async function runOptimizeCommand(f: OptimizeFlags, io: CliIO): Promise<O
     bar?.stop();
   }
   if (f.json) {
-    io.out(JSON.stringify(report, null, 2) + '\n');
+    io.out(`${JSON.stringify(report, null, 2)}\n`);
     return report;
   }
   io.out(`run ${report.run} (${report.dir}), objective ${report.objective}; stopped: ${report.stopReason}\n`);
-  io.out(renderTrajectory(report) + '\n');
-  io.out(renderComparison(report) + '\n');
-  io.out(`${report.accepted} accepted of ${report.proposals} proposals; LLM tokens ${report.cost.promptTokens + report.cost.completionTokens}\n`);
+  io.out(`${renderTrajectory(report)}\n`);
+  io.out(`${renderComparison(report)}\n`);
+  io.out(
+    `${report.accepted} accepted of ${report.proposals} proposals; LLM tokens ${report.cost.promptTokens + report.cost.completionTokens}\n`,
+  );
   io.out(report.diff ? `best design vs seed:\n${report.diff}\n` : 'the seed stayed best\n');
   return report;
 }

@@ -25,14 +25,20 @@ export function register(program: Command, io: CliIO): void {
       const summary = summarizeHistories([history!]).total;
       io.out(
         `memsteer: embedded default history ${history!.id} (RHELM persona, MIT): ${summary.records} records ` +
-          `(${Object.entries(summary.recordsByKind).map(([k, n]) => `${n} ${k}`).join(', ')}), ${history!.qa.length} official questions\n`,
+          `(${Object.entries(summary.recordsByKind)
+            .map(([k, n]) => `${n} ${k}`)
+            .join(', ')}), ${history!.qa.length} official questions\n`,
       );
       io.out('1/2 generating supervision from the history alone (offline rule-based generator)…\n');
       const generated = await generateSupervision(history!, { mode: 'offline', n: 400, val: 0.4, seed: 1 });
       const supervision = join(out, 'supervision.jsonl');
       writeJsonl(supervision, generated.items, QAItemSchema);
       const g = generated.summary;
-      io.out(`    ${g.kept} items (train ${g.split.train}, val ${g.split.val}): ${Object.entries(g.byType).map(([t, c]) => `${t} ${c.train + c.val}`).join(', ')} → ${supervision}\n`);
+      io.out(
+        `    ${g.kept} items (train ${g.split.train}, val ${g.split.val}): ${Object.entries(g.byType)
+          .map(([t, c]) => `${t} ${c.train + c.val}`)
+          .join(', ')} → ${supervision}\n`,
+      );
       io.out(
         `2/2 optimizing seeds/base-bm25.ts on that supervision for ${opts.iterations} iterations (offline mutation proposer, objective: context recall ` +
           'of the generated evidence), then testing the seed and the best design on the official questions (question dates enforced)…\n',

@@ -24,11 +24,17 @@ export function loadRecordsJsonl(path: string, options: LoaderOptions = {}): His
     try {
       value = JSON.parse(text);
     } catch (err) {
-      throw new InputError('E_BAD_JSON', `${where}: invalid JSON (${(err as Error).message}); fix or remove that line`, { file: path, line: i + 1 });
+      throw new InputError('E_BAD_JSON', `${where}: invalid JSON (${(err as Error).message}); fix or remove that line`, {
+        file: path,
+        line: i + 1,
+      });
     }
     const parsed = RecordLineSchema.safeParse(value);
     if (!parsed.success) {
-      throw new InputError('E_BAD_RECORD', `${where}: not a record line: ${describeZodIssues(parsed.error.issues)}`, { file: path, line: i + 1 });
+      throw new InputError('E_BAD_RECORD', `${where}: not a record line: ${describeZodIssues(parsed.error.issues)}`, {
+        file: path,
+        line: i + 1,
+      });
     }
     const { history, ...record } = parsed.data;
     let ids = seen.get(history);
@@ -38,16 +44,22 @@ export function loadRecordsJsonl(path: string, options: LoaderOptions = {}): His
       groups.set(history, []);
     }
     if (ids.has(record.id)) {
-      throw new InputError('E_DUPLICATE_ID', `${where}: history '${history}': duplicate record id '${record.id}'; record ids must be unique within a history`, {
-        file: path,
-        line: i + 1,
-      });
+      throw new InputError(
+        'E_DUPLICATE_ID',
+        `${where}: history '${history}': duplicate record id '${record.id}'; record ids must be unique within a history`,
+        {
+          file: path,
+          line: i + 1,
+        },
+      );
     }
     ids.add(record.id);
     groups.get(history)!.push(record);
   }
   if (groups.size === 0) {
-    throw new InputError('E_EMPTY_HISTORY', `${path}: no records in this file; it needs one JSON record per line with a 'history' field`, { file: path });
+    throw new InputError('E_EMPTY_HISTORY', `${path}: no records in this file; it needs one JSON record per line with a 'history' field`, {
+      file: path,
+    });
   }
   checkSelection(options.only, [...groups.keys()], path);
   const out: History[] = [];
@@ -68,7 +80,9 @@ export function writeRecordsJsonl(path: string, histories: readonly History[]): 
     const ids = new Set<string>();
     for (const r of h.records) {
       if (ids.has(r.id)) {
-        throw new InputError('E_DUPLICATE_ID', `refusing to write ${path}: history '${h.id}' has duplicate record id '${r.id}'`, { file: path });
+        throw new InputError('E_DUPLICATE_ID', `refusing to write ${path}: history '${h.id}' has duplicate record id '${r.id}'`, {
+          file: path,
+        });
       }
       ids.add(r.id);
       rows.push({ history: h.id, ...r });

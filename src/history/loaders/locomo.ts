@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { SourceRecord } from '../../../sandbox/contract.ts';
 import type { Evidence, History, QAItem, UnresolvedEvidence } from '../record.ts';
 import { readJsonFile, checkShape } from '../read-json.ts';
-import { parseLocomoDateTime } from '../dates.ts';
+import { parseLocomoDateTime } from '../../text/dataset-dates.ts';
 import { inferAnswerType } from '../answer-type.ts';
 import { formatSource } from '../source.ts';
 import { checkSelection, type LoaderOptions } from './common.ts';
@@ -114,8 +114,7 @@ function resolveEvidence(
       if (!info.ids.has(id)) {
         const [s, t] = id.slice(1).split(':').map(Number) as [number, number];
         const n = info.turns.get(s);
-        const reason =
-          n === undefined ? `session ${s} does not exist` : `turn ${t} is past the end of session ${s} (${n} turns)`;
+        const reason = n === undefined ? `session ${s} does not exist` : `turn ${t} is past the end of session ${s} (${n} turns)`;
         unresolved.push({ qa: qaId, ref: raw, reason });
         continue;
       }
@@ -153,7 +152,8 @@ export function loadLocomo(path: string, options: LoaderOptions = {}): History[]
       const turns = conv[`session_${n}`] as unknown[];
       const dt = conv[`session_${n}_date_time`];
       const time = typeof dt === 'string' ? parseLocomoDateTime(dt) : undefined;
-      if (typeof dt === 'string' && time === undefined) options.logger?.(`${path}: ${sample.sample_id} session_${n}: unparsed date '${dt}'`);
+      if (typeof dt === 'string' && time === undefined)
+        options.logger?.(`${path}: ${sample.sample_id} session_${n}: unparsed date '${dt}'`);
       info.turns.set(n, turns.length);
       turns.forEach((t, j) => {
         const turn = checkShape(t, TurnSchema, path, `item ${index} (${sample.sample_id}) session_${n}[${j}]`);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { SourceRecord } from '../../../sandbox/contract.ts';
 import type { Evidence, History, QAItem, UnresolvedEvidence } from '../record.ts';
 import { readText, parseJsonText, checkShape } from '../read-json.ts';
-import { parseLongMemEvalDate } from '../dates.ts';
+import { parseLongMemEvalDate } from '../../text/dataset-dates.ts';
 import { inferAnswerType } from '../answer-type.ts';
 import { formatSource } from '../source.ts';
 import { InputError } from '../../errors.ts';
@@ -76,7 +76,8 @@ function fromOriginal(item: z.infer<typeof OriginalItemSchema>, path: string): O
   };
   if (abstention) meta.abstention = true;
   for (const sid of item.answer_session_ids) {
-    if (!sessionTurns.has(sid)) unresolvedEvidence.push({ qa: id, ref: sid, reason: `answer session ${sid} is not in the haystack of ${path}` });
+    if (!sessionTurns.has(sid))
+      unresolvedEvidence.push({ qa: id, ref: sid, reason: `answer session ${sid} is not in the haystack of ${path}` });
   }
   if (evidence.length === 0 && !abstention) {
     // No turn-level marks: fall back to the official session-level evidence.
@@ -105,7 +106,7 @@ function fromReformatted(item: z.infer<typeof ReformattedSchema>['data'][number]
   // Session boundaries were lost in the reformatting; a change of date starts a new one.
   let session = 0;
   let turn = 0;
-  let lastDate: string | undefined = undefined;
+  let lastDate: string | undefined;
   for (const m of item.conversation) {
     if (session === 0 || m.date !== lastDate) {
       session++;
@@ -113,7 +114,13 @@ function fromReformatted(item: z.infer<typeof ReformattedSchema>['data'][number]
       lastDate = m.date;
     }
     turn++;
-    const r: SourceRecord = { id: `session_${session}:${turn}`, kind: 'turn', text: m.content, thread: `session_${session}`, speaker: m.role };
+    const r: SourceRecord = {
+      id: `session_${session}:${turn}`,
+      kind: 'turn',
+      text: m.content,
+      thread: `session_${session}`,
+      speaker: m.role,
+    };
     const time = m.date ? parseLongMemEvalDate(m.date) : undefined;
     if (time) r.time = time;
     records.push(r);
@@ -151,7 +158,9 @@ export function loadLongMemEval(path: string, options: LoaderOptions = {}): Hist
   } else if (value && typeof value === 'object' && 'data' in value) {
     histories = checkShape(value, ReformattedSchema, path, 'data').data.map(fromReformatted);
   } else {
-    throw new InputError('E_BAD_SOURCE', `${path}: not a LongMemEval file (expected an array of items or an object with 'data')`, { file: path });
+    throw new InputError('E_BAD_SOURCE', `${path}: not a LongMemEval file (expected an array of items or an object with 'data')`, {
+      file: path,
+    });
   }
   checkSelection(
     options.only,

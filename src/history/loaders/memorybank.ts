@@ -7,10 +7,7 @@ import { checkSelection, type LoaderOptions } from './common.ts';
 
 const UserSchema = z.looseObject({
   name: z.string().optional(),
-  history: z.record(
-    z.string(),
-    z.array(z.looseObject({ query: z.string(), response: z.string() })),
-  ),
+  history: z.record(z.string(), z.array(z.looseObject({ query: z.string(), response: z.string() }))),
 });
 
 const FileSchema = z.record(z.string(), UserSchema);

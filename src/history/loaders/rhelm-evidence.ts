@@ -68,10 +68,7 @@ const HEADER_ALIASES = new Set(['header', 'title', 'document header', 'heading']
  * heading the reference is a word-prefix of (`Section 1` → `Section 1: Structured Annotation Log`); and last, the
  * first section whose text contains the reference as a phrase (headings that are bold lines or table cells).
  */
-export function resolveSection(
-  sections: readonly SectionEntry[],
-  rawHeading: string,
-): { ids: string[]; approximate: boolean } | undefined {
+export function resolveSection(sections: readonly SectionEntry[], rawHeading: string): { ids: string[]; approximate: boolean } | undefined {
   let heading = rawHeading.trim();
   const prefixed = /^header\s*:\s*(.+)$/i.exec(heading);
   if (prefixed) heading = prefixed[1]!;
@@ -88,7 +85,7 @@ export function resolveSection(
   if (i >= 0) return { ids: withDescendants(sections, i), approximate: true };
   if (HEADER_ALIASES.has(n) && sections.length) return { ids: [sections[0]!.id], approximate: true };
   const prefixHits = normed
-    .map((h, j) => (h.startsWith(n + ' ') || stripNumbering(h).startsWith(stripped + ' ') ? j : -1))
+    .map((h, j) => (h.startsWith(`${n} `) || stripNumbering(h).startsWith(`${stripped} `) ? j : -1))
     .filter((j) => j >= 0);
   if (prefixHits.length >= 1) return { ids: withDescendants(sections, prefixHits[0]!), approximate: true };
   const phrase = ` ${n} `;

@@ -76,7 +76,10 @@ function parseEmail(block: string): { sender?: string; recipient?: string; subje
 
 /** `Elena Morales <elena.morales@email.com>` → `Elena Morales`. */
 function personName(address: string): string {
-  const name = address.replace(/<[^>]*>/g, '').replace(/^"|"$/g, '').trim();
+  const name = address
+    .replace(/<[^>]*>/g, '')
+    .replace(/^"|"$/g, '')
+    .trim();
   return name || address.trim();
 }
 
@@ -254,13 +257,15 @@ export function loadRhelmPersona(root: string, persona: string): History {
 /** Loads a RHELM data folder (`QA_final/`, `conversations/`, `emails/`, `attachments/`): one history per persona. */
 export function loadRhelm(root: string, options: LoaderOptions = {}): History[] {
   if (!existsSync(join(root, 'conversations'))) {
-    throw new InputError('E_NO_FILE', `${root}: not a RHELM folder (no conversations/ inside); point to the folder that holds QA_final/ and conversations/`, {
-      file: root,
-    });
+    throw new InputError(
+      'E_NO_FILE',
+      `${root}: not a RHELM folder (no conversations/ inside); point to the folder that holds QA_final/ and conversations/`,
+      {
+        file: root,
+      },
+    );
   }
   const personas = rhelmPersonas(root);
   checkSelection(options.only, personas, root);
-  return personas
-    .filter((p) => options.only === undefined || p === options.only)
-    .map((p) => loadRhelmPersona(root, p));
+  return personas.filter((p) => options.only === undefined || p === options.only).map((p) => loadRhelmPersona(root, p));
 }

@@ -1,5 +1,14 @@
 import { applyEdits } from '../../design/apply-edits.ts';
-import { CONFIG_FIELDS, CONFIG_NAMES, configEdits, fieldSpec, isActive, readConfig, type Config, type ConfigName } from '../config-space.ts';
+import {
+  CONFIG_FIELDS,
+  CONFIG_NAMES,
+  configEdits,
+  fieldSpec,
+  isActive,
+  readConfig,
+  type Config,
+  type ConfigName,
+} from '../config-space.ts';
 import type { OperatorTarget } from './mutation-catalog.ts';
 import { targetOrder } from './offline-mutation.ts';
 import type { Proposal, ProposalContext, Proposer, RevisionNote } from './types.ts';

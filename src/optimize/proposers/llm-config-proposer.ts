@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { loadPrompt, renderTemplate } from '../../evaluate/prompt-file.ts';
+import { loadPrompt, renderTemplate } from '../../scoring/prompt-file.ts';
 import { summarizeDiagnosis } from '../../diagnose/diagnosis.ts';
 import type { LlmClient } from '../../llm/types.ts';
 import { CONFIG_FIELDS, CONFIG_NAMES, describeField, isActive, readConfig } from '../config-space.ts';
@@ -26,7 +26,8 @@ const MAX_FAILURES = 30;
 export function renderKnobs(source: string): string {
   const config = readConfig(source);
   return CONFIG_NAMES.map(
-    (n) => `- ${n} = ${JSON.stringify(config[n])}: ${describeField(n)} — ${CONFIG_FIELDS[n].doc}${isActive(n, config) ? '' : ' (inactive)'}`,
+    (n) =>
+      `- ${n} = ${JSON.stringify(config[n])}: ${describeField(n)} — ${CONFIG_FIELDS[n].doc}${isActive(n, config) ? '' : ' (inactive)'}`,
   ).join('\n');
 }
 
@@ -46,14 +47,24 @@ export function createLlmConfigProposer(options: { client: LlmClient; maxTokens?
         scores: JSON.stringify(ctx.parent.scores),
         knobs: renderKnobs(ctx.parent.source),
         diagnosis: ctx.diagnosis ? summarizeDiagnosis(ctx.diagnosis) : 'not available',
-        failures: ctx.failures.length ? ctx.failures.slice(0, MAX_FAILURES).map((f) => JSON.stringify(f)).join('\n') : '(none)',
+        failures: ctx.failures.length
+          ? ctx.failures
+              .slice(0, MAX_FAILURES)
+              .map((f) => JSON.stringify(f))
+              .join('\n')
+          : '(none)',
         revisions: ctx.revisions.length
           ? ctx.revisions
               .slice(-MAX_REVISIONS)
-              .map((r) => `- ${r.id} from ${r.parent}: ${r.accepted ? 'ACCEPTED' : 'rejected'}${r.delta !== null ? ` (Δ ${r.delta.toFixed(4)})` : ''}; ${r.edits.join(', ') || '(no change applied)'}; ${r.rationale}${r.failure ? `; failed: ${r.failure}` : ''}`)
+              .map(
+                (r) =>
+                  `- ${r.id} from ${r.parent}: ${r.accepted ? 'ACCEPTED' : 'rejected'}${r.delta !== null ? ` (Δ ${r.delta.toFixed(4)})` : ''}; ${r.edits.join(', ') || '(no change applied)'}; ${r.rationale}${r.failure ? `; failed: ${r.failure}` : ''}`,
+              )
               .join('\n')
           : '(none yet)',
-        repair: ctx.repair ? `\nYour previous change did not work (attempt ${ctx.repair.attempt}):\n${ctx.repair.feedback}\nPrevious change: ${JSON.stringify(changeOf(ctx.repair.edits)).slice(0, 2000)}\nReturn a corrected change.` : '',
+        repair: ctx.repair
+          ? `\nYour previous change did not work (attempt ${ctx.repair.attempt}):\n${ctx.repair.feedback}\nPrevious change: ${JSON.stringify(changeOf(ctx.repair.edits)).slice(0, 2000)}\nReturn a corrected change.`
+          : '',
       };
       const r = await options.client.structured({
         role: 'proposer',

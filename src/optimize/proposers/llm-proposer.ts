@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { loadPrompt, renderTemplate } from '../../evaluate/prompt-file.ts';
+import { loadPrompt, renderTemplate } from '../../scoring/prompt-file.ts';
 import { summarizeDiagnosis } from '../../diagnose/diagnosis.ts';
 import type { LlmClient } from '../../llm/types.ts';
 import type { Proposal, ProposalContext, Proposer } from './types.ts';
@@ -39,15 +39,25 @@ export function createLlmProposer(options: { client: LlmClient; maxTokens?: numb
         score: ctx.parent.score.toFixed(4),
         scores: JSON.stringify(ctx.parent.scores),
         diagnosis: ctx.diagnosis ? summarizeDiagnosis(ctx.diagnosis) : 'not available',
-        failures: ctx.failures.length ? ctx.failures.slice(0, MAX_FAILURES).map((f) => JSON.stringify(f)).join('\n') : '(none)',
+        failures: ctx.failures.length
+          ? ctx.failures
+              .slice(0, MAX_FAILURES)
+              .map((f) => JSON.stringify(f))
+              .join('\n')
+          : '(none)',
         revisions: ctx.revisions.length
           ? ctx.revisions
               .slice(-MAX_REVISIONS)
-              .map((r) => `- ${r.id} from ${r.parent}: ${r.accepted ? 'ACCEPTED' : 'rejected'}${r.delta !== null ? ` (Δ ${r.delta.toFixed(4)})` : ''}; ${r.rationale}${r.failure ? `; failed: ${r.failure}` : ''}`)
+              .map(
+                (r) =>
+                  `- ${r.id} from ${r.parent}: ${r.accepted ? 'ACCEPTED' : 'rejected'}${r.delta !== null ? ` (Δ ${r.delta.toFixed(4)})` : ''}; ${r.rationale}${r.failure ? `; failed: ${r.failure}` : ''}`,
+              )
               .join('\n')
           : '(none yet)',
         source: ctx.parent.source,
-        repair: ctx.repair ? `\nYour previous edits did not work (attempt ${ctx.repair.attempt}):\n${ctx.repair.feedback}\nPrevious edits: ${JSON.stringify(ctx.repair.edits).slice(0, 4000)}\nReturn corrected edits.` : '',
+        repair: ctx.repair
+          ? `\nYour previous edits did not work (attempt ${ctx.repair.attempt}):\n${ctx.repair.feedback}\nPrevious edits: ${JSON.stringify(ctx.repair.edits).slice(0, 4000)}\nReturn corrected edits.`
+          : '',
       };
       const r = await options.client.structured({
         role: 'proposer',

@@ -294,21 +294,23 @@ export const MUTATION_OPERATORS: readonly MutationOperator[] = [
     requires: ['lineOf', 'indexOf', 'STEM', 'BM25_K1', 'BM25_B'],
     marker: '@block index:window',
     edits: (has) => [
-      ...(has('indexDocs') ? [{ op: 'replace-function' as const, name: 'indexDocs', code: WINDOW_DOCS.slice(WINDOW_DOCS.indexOf('function')) }] : [{ op: 'add-helper' as const, code: WINDOW_DOCS }]),
+      ...(has('indexDocs')
+        ? [{ op: 'replace-function' as const, name: 'indexDocs', code: WINDOW_DOCS.slice(WINDOW_DOCS.indexOf('function')) }]
+        : [{ op: 'add-helper' as const, code: WINDOW_DOCS }]),
       { op: 'replace-stage', stage: 'store', code: STORE_WITH_INDEX_DOCS },
     ],
   },
   {
     name: 'session-fusion',
     targets: ['retrieval'],
-    why: 'fuse each unit\'s score with its session\'s BM25 score (session-level relevance)',
+    why: "fuse each unit's score with its session's BM25 score (session-level relevance)",
     requires: ['indexOf', 'TOP_K', 'STEM'],
     marker: '@block rescore:session-fusion',
     edits: (has) => [
       ...retrievePipeline(has),
       {
         op: 'add-helper',
-        code: '/** Weight of the session score fused into each unit\'s score. */\nconst SESSION_WEIGHT = 0.6;\n/** Sessions scored per question. */\nconst SESSION_CANDIDATES = 30;',
+        code: "/** Weight of the session score fused into each unit's score. */\nconst SESSION_WEIGHT = 0.6;\n/** Sessions scored per question. */\nconst SESSION_CANDIDATES = 30;",
       },
       { op: 'replace-function', name: 'rescoreHits', code: SESSION_FUSION },
     ],
@@ -321,7 +323,10 @@ export const MUTATION_OPERATORS: readonly MutationOperator[] = [
     marker: '@block query:prf',
     edits: (has) => [
       ...retrievePipeline(has),
-      { op: 'add-helper', code: '/** First-round units read for feedback terms. */\nconst PRF_DOCS = 3;\n/** Feedback terms added to the query. */\nconst PRF_TERMS = 4;' },
+      {
+        op: 'add-helper',
+        code: '/** First-round units read for feedback terms. */\nconst PRF_DOCS = 3;\n/** Feedback terms added to the query. */\nconst PRF_TERMS = 4;',
+      },
       { op: 'replace-function', name: 'expandQuery', code: PSEUDO_RELEVANCE },
     ],
   },
@@ -333,7 +338,10 @@ export const MUTATION_OPERATORS: readonly MutationOperator[] = [
     marker: '@block time:month-year',
     edits: (has) => [
       ...retrievePipeline(has),
-      { op: 'add-helper', code: '/** Score bonus (share of the top score) for units dated when the question says. */\nconst TIME_BOOST = 0.3;' },
+      {
+        op: 'add-helper',
+        code: '/** Score bonus (share of the top score) for units dated when the question says. */\nconst TIME_BOOST = 0.3;',
+      },
       { op: 'replace-function', name: 'boostByTime', code: TIME_BOOST },
     ],
   },
@@ -345,7 +353,10 @@ export const MUTATION_OPERATORS: readonly MutationOperator[] = [
     marker: '@block pack:neighbours',
     edits: (has) => [
       ...contextPipeline(has),
-      { op: 'add-helper', code: '/** Neighbours on each side delivered with a top hit. */\nconst NEIGHBOURS = 1;\n/** How many top hits bring neighbours. */\nconst NEIGHBOUR_HITS = 3;' },
+      {
+        op: 'add-helper',
+        code: '/** Neighbours on each side delivered with a top hit. */\nconst NEIGHBOURS = 1;\n/** How many top hits bring neighbours. */\nconst NEIGHBOUR_HITS = 3;',
+      },
       { op: 'replace-function', name: 'packUnits', code: NEIGHBOUR_PACKING },
     ],
   },

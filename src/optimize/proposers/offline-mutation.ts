@@ -2,13 +2,7 @@ import { FAILURE_CATEGORIES } from '../../diagnose/diagnosis.ts';
 import type { Diagnosis } from '../../diagnose/diagnosis.ts';
 import { applyEdits } from '../../design/apply-edits.ts';
 import type { EditOp } from '../../design/edit-ops.ts';
-import {
-  CONSTANT_RANGES,
-  CONSTANT_TARGETS,
-  MUTATION_OPERATORS,
-  type MutationOperator,
-  type OperatorTarget,
-} from './mutation-catalog.ts';
+import { CONSTANT_RANGES, CONSTANT_TARGETS, MUTATION_OPERATORS, type MutationOperator, type OperatorTarget } from './mutation-catalog.ts';
 import type { Proposal, ProposalContext, Proposer, RevisionNote } from './types.ts';
 
 const TARGETS: readonly OperatorTarget[] = ['storage', 'retrieval', 'answering'];
@@ -16,7 +10,8 @@ const TARGETS: readonly OperatorTarget[] = ['storage', 'retrieval', 'answering']
 /** Top-level names declared in a design's source (functions and consts), read with a light scan. */
 export function declaredNames(source: string): Set<string> {
   const names = new Set<string>();
-  for (const m of source.matchAll(/^(?:export\s+)?(?:async\s+)?(?:function\*?|const|let|class|interface|type)\s+([A-Za-z_$][\w$]*)/gm)) names.add(m[1]!);
+  for (const m of source.matchAll(/^(?:export\s+)?(?:async\s+)?(?:function\*?|const|let|class|interface|type)\s+([A-Za-z_$][\w$]*)/gm))
+    names.add(m[1]!);
   return names;
 }
 
@@ -85,9 +80,14 @@ export function createMutationProposer(options: { operators?: readonly MutationO
         return !r.ok || !ctx.isKnownSource(r.source);
       };
       for (const target of order) {
-        const structural = ctx.rng.shuffle(operators.filter((op) => op.targets.includes(target) && !tried.has(op.name) && applicable(op, source, names)));
+        const structural = ctx.rng.shuffle(
+          operators.filter((op) => op.targets.includes(target) && !tried.has(op.name) && applicable(op, source, names)),
+        );
         for (const op of structural) {
-          const edits: EditOp[] = op.edits((n) => names.has(n), (m) => source.includes(m));
+          const edits: EditOp[] = op.edits(
+            (n) => names.has(n),
+            (m) => source.includes(m),
+          );
           if (!fresh(edits)) continue;
           return { edits, operator: op.name, target, rationale: `${describe(target, counts)}; operator ${op.name}: ${op.why}.` };
         }
@@ -111,11 +111,19 @@ export function createMutationProposer(options: { operators?: readonly MutationO
       for (const target of order) {
         const compound: Array<{ edits: EditOp[]; operator: string; why: string }> = [];
         for (const op of operators.filter((o) => o.targets.includes(target) && applicable(o, source, names))) {
-          const base = op.edits((n) => names.has(n), (m) => source.includes(m));
+          const base = op.edits(
+            (n) => names.has(n),
+            (m) => source.includes(m),
+          );
           for (const [name, value] of introducedConstants(base)) {
             for (const dir of [1, -1] as const) {
               const t = tweak(name, value, dir);
-              if (t) compound.push({ edits: [...base, { op: 'set-constant', name, value: t.value }], operator: `${op.name}+${t.operator}`, why: `${op.why}, with ${name} = ${t.value}` });
+              if (t)
+                compound.push({
+                  edits: [...base, { op: 'set-constant', name, value: t.value }],
+                  operator: `${op.name}+${t.operator}`,
+                  why: `${op.why}, with ${name} = ${t.value}`,
+                });
             }
           }
         }

@@ -1,7 +1,7 @@
 import type { EditOp } from '../../design/edit-ops.ts';
 import type { Diagnosis } from '../../diagnose/diagnosis.ts';
 import type { FailureCase } from '../../diagnose/sample.ts';
-import type { Rng } from '../rng.ts';
+import type { Rng } from '../../util/rng.ts';
 
 /** A revision tried earlier in the run, as the proposer is told about it. */
 export interface RevisionNote {

@@ -1,4 +1,4 @@
-import type { Rng } from '../rng.ts';
+import type { Rng } from '../../util/rng.ts';
 
 /** Result of a paired bootstrap over per-question differences. */
 export interface PairedBootstrapResult {
@@ -27,7 +27,8 @@ export function pairedBootstrap(
 ): PairedBootstrapResult {
   if (a.length !== b.length) throw new RangeError(`pairedBootstrap: ${a.length} vs ${b.length} scores; pass paired arrays`);
   const resamples = options.resamples ?? 1000;
-  if (!Number.isInteger(resamples) || resamples < 1) throw new RangeError(`pairedBootstrap: resamples must be a positive integer, got ${resamples}`);
+  if (!Number.isInteger(resamples) || resamples < 1)
+    throw new RangeError(`pairedBootstrap: resamples must be a positive integer, got ${resamples}`);
   const level = options.level ?? 0.95;
   if (!(level > 0 && level < 1)) throw new RangeError(`pairedBootstrap: level must be in (0, 1), got ${level}`);
   const n = a.length;

@@ -1,5 +1,5 @@
 import { ConfigError } from '../../errors.ts';
-import type { Rng } from '../rng.ts';
+import type { Rng } from '../../util/rng.ts';
 import type { ParentSelector, ScoredProgram } from './types.ts';
 
 function requirePool(pool: readonly ScoredProgram[]): void {

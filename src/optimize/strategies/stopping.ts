@@ -31,7 +31,10 @@ export function dollarBudget(dollars: number): StopCondition {
 /** Stop once `ms` of wall time have passed. */
 export function wallTime(ms: number): StopCondition {
   positive('wall time', ms);
-  return { name: `time:${ms}ms`, check: (p) => (p.elapsedMs >= ms ? `ran ${Math.round(p.elapsedMs / 1000)} s of ${Math.round(ms / 1000)} s` : null) };
+  return {
+    name: `time:${ms}ms`,
+    check: (p) => (p.elapsedMs >= ms ? `ran ${Math.round(p.elapsedMs / 1000)} s of ${Math.round(ms / 1000)} s` : null),
+  };
 }
 
 /** Stop after `n` consecutive iterations without an acceptance. */

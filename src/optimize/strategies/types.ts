@@ -1,4 +1,4 @@
-import type { Rng } from '../rng.ts';
+import type { Rng } from '../../util/rng.ts';
 
 /** A program as the strategies see it: its id, its validation score and (for Pareto and bootstrap) per-question scores. */
 export interface ScoredProgram {

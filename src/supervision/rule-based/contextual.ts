@@ -1,4 +1,4 @@
-import { formatDate } from '../../evaluate/date-parse.ts';
+import { formatDate } from '../../text/date-parse.ts';
 import { isStopword } from '../../text/text.ts';
 import type { AnswerType } from '../../history/record.ts';
 import { recordDate } from '../bundles.ts';
@@ -8,7 +8,18 @@ import { splitSentences, type Sentence, type TextFact } from './facts.ts';
 import { ambiguityWeight, pickGist, stemsOf, type Gist } from './gist.ts';
 import { timePhrase } from './phrases.ts';
 import { roleRange, whoAt } from './speakers.ts';
-import { everywhere, excludeFor, fact, headOk, kindsIn, plan, quantityLead, TIMED, type RuleCandidate, type RuleContext } from './templates.ts';
+import {
+  everywhere,
+  excludeFor,
+  fact,
+  headOk,
+  kindsIn,
+  plan,
+  quantityLead,
+  TIMED,
+  type RuleCandidate,
+  type RuleContext,
+} from './templates.ts';
 
 /**
  * Context-linked questions ("answer turn + cue turn"). A real user asks about a reply in the words of what
@@ -56,7 +67,8 @@ export function threadUtterances(ctx: RuleContext, i: number): Utterance[] {
   return (ctx.graph.threads.get(ctx.graph.threadOf[i]!) ?? [i]).flatMap((k) => utterancesOf(ctx, k));
 }
 
-const REACTION_OPENER = /^\s*(?:User:\s*|Assistant:\s*)?(?:wow|whoa|woah|oh|aw+|congrats|congratulations|that'?s|that’s|thanks|thank|sounds|so |how |what a|nice|great|cool|awesome|love|glad|sorry|yes|yeah|haha|lol)/i;
+const REACTION_OPENER =
+  /^\s*(?:User:\s*|Assistant:\s*)?(?:wow|whoa|woah|oh|aw+|congrats|congratulations|that'?s|that’s|thanks|thank|sounds|so |how |what a|nice|great|cool|awesome|love|glad|sorry|yes|yeah|haha|lol)/i;
 
 /**
  * The cue of an answer utterance: the neighbour (before it for `reply`, after it for `reaction`) said by someone
@@ -81,7 +93,9 @@ function contentStems(ctx: RuleContext, u: Pick<Utterance, 'record' | 'start' | 
 }
 
 // Words of the templates' own phrasing: they say how the question is asked, not what it is about.
-const FRAME_STEMS = stemsOf('when right before asked talked about mention mentioned reply which what how many much name date money percentage kind');
+const FRAME_STEMS = stemsOf(
+  'when right before asked talked about mention mentioned reply which what how many much name date money percentage kind',
+);
 const MONTH_STEMS = stemsOf('january february march april may june july august september october november december');
 
 /**
@@ -93,7 +107,15 @@ export function sharedContentStems(ctx: RuleContext, question: string, region: P
   const out = new Set<string>();
   for (const t of tokensIn(question)) {
     const lower = t.word.toLowerCase();
-    if (lower.length < 3 || isStopword(lower) || /\d/.test(lower) || ctx.speakerStems.has(t.stem) || FRAME_STEMS.has(t.stem) || MONTH_STEMS.has(t.stem)) continue;
+    if (
+      lower.length < 3 ||
+      isStopword(lower) ||
+      /\d/.test(lower) ||
+      ctx.speakerStems.has(t.stem) ||
+      FRAME_STEMS.has(t.stem) ||
+      MONTH_STEMS.has(t.stem)
+    )
+      continue;
     if (own.has(t.stem)) out.add(t.stem);
   }
   return [...out];
@@ -118,9 +140,54 @@ type Fact<K extends TextFact['kind']> = Extract<TextFact, { kind: K }>;
 // Heads that name no particular thing ("which part", "which ones") or are verbs and adjectives a determiner
 // happened to precede ("the must", "the youngest").
 const NOT_A_THING = new Set([
-  'one', 'ones', 'part', 'parts', 'kind', 'kinds', 'sort', 'sorts', 'type', 'types', 'bit', 'bits', 'lot', 'lots', 'way', 'ways', 'thing', 'things',
-  'must', 'adds', 'stands', 'means', 'homeless', 'resilient', 'source', 'strength', 'others', 'rest', 'same', 'best', 'most', 'first', 'last',
-  'whole', 'end', 'side', 'point', 'idea', 'ideas', 'reason', 'sense', 'step', 'steps', 'chance', 'moment', 'moments', 'course', 'stuff',
+  'one',
+  'ones',
+  'part',
+  'parts',
+  'kind',
+  'kinds',
+  'sort',
+  'sorts',
+  'type',
+  'types',
+  'bit',
+  'bits',
+  'lot',
+  'lots',
+  'way',
+  'ways',
+  'thing',
+  'things',
+  'must',
+  'adds',
+  'stands',
+  'means',
+  'homeless',
+  'resilient',
+  'source',
+  'strength',
+  'others',
+  'rest',
+  'same',
+  'best',
+  'most',
+  'first',
+  'last',
+  'whole',
+  'end',
+  'side',
+  'point',
+  'idea',
+  'ideas',
+  'reason',
+  'sense',
+  'step',
+  'steps',
+  'chance',
+  'moment',
+  'moments',
+  'course',
+  'stuff',
 ]);
 
 /** How often each lower-case word follows a determiner ("the", "my"…) and a subject pronoun ("I", "it"…). */
@@ -198,7 +265,15 @@ export function answerPicks(ctx: RuleContext, u: Utterance): AnswerPick[] {
     if (r.text[f.end] === '-') continue; // "one-year-old": an age, not a count of years
     const lead = quantityLead(f)?.toLowerCase();
     if (!lead) continue;
-    out.push({ lead, answer: f.value, answerType: 'number', sentence: f.sentence, at: f, leadStems: [...stemsOf(lead)].filter((s) => !FRAME_STEMS.has(s)), w: 2 });
+    out.push({
+      lead,
+      answer: f.value,
+      answerType: 'number',
+      sentence: f.sentence,
+      at: f,
+      leadStems: [...stemsOf(lead)].filter((s) => !FRAME_STEMS.has(s)),
+      w: 2,
+    });
   }
   return out;
 }
@@ -220,18 +295,30 @@ function weighted<T extends { w: number }>(items: readonly T[], rng: Rng): T | u
  * among that speaker's turns, the cue's words are none of the answer record's (the answer utterance's, when cue
  * and answer share a User/Assistant record), and the whole question shares at most one content word with it.
  */
-export function contextualQuestion(ctx: RuleContext, u: Utterance, cue: Utterance, relation: CueRelation, rng: Rng): RuleCandidate | undefined {
+export function contextualQuestion(
+  ctx: RuleContext,
+  u: Utterance,
+  cue: Utterance,
+  relation: CueRelation,
+  rng: Rng,
+): RuleCandidate | undefined {
   const r = ctx.graph.records[u.record]!;
   let asked = askedCache.get(ctx);
   if (!asked) askedCache.set(ctx, (asked = new Set()));
   const used = asked;
   const key = (p: AnswerPick): string => `${u.record}\u0000${p.answer.toLowerCase()}`;
   // Bundles overlap: an answer asked for once would come back as a near-duplicate.
-  const pick = weighted(answerPicks(ctx, u).filter((p) => !used.has(key(p))), rng);
+  const pick = weighted(
+    answerPicks(ctx, u).filter((p) => !used.has(key(p))),
+    rng,
+  );
   if (!pick) return undefined;
   // The words the question may not lean on: the answer record's (or, inside one User/Assistant record, the answer half's).
   // A User/Assistant record holds its cue too, and a reply echoes its prompt: there only the answer's sentence is off limits.
-  const region = cue.record === u.record ? { record: u.record, start: pick.sentence.start, end: pick.sentence.end } : { record: u.record, start: 0, end: r.text.length };
+  const region =
+    cue.record === u.record
+      ? { record: u.record, start: pick.sentence.start, end: pick.sentence.end }
+      : { record: u.record, start: 0, end: r.text.length };
   const exclude = excludeFor(ctx, pick.answer);
   for (const s of contentStems(ctx, region)) exclude.add(s);
   const cueRecord = ctx.graph.records[cue.record]!;
@@ -244,7 +331,10 @@ export function contextualQuestion(ctx: RuleContext, u: Utterance, cue: Utteranc
   });
   if (!g) return undefined;
   const when = timePhrase(g.scope, recordDate(cueRecord));
-  const isQuestion = splitSentences(cueRecord.text).find((s) => g.phrase.start >= s.start && g.phrase.start < s.end)?.text.endsWith('?') ?? false;
+  const isQuestion =
+    splitSentences(cueRecord.text)
+      .find((s) => g.phrase.start >= s.start && g.phrase.start < s.end)
+      ?.text.endsWith('?') ?? false;
   const question =
     relation === 'reply'
       ? `When ${cue.who} ${isQuestion ? 'asked' : 'talked'} about ${g.phrase.text}${when}, ${pick.lead} did ${u.who} mention${isQuestion ? '' : ' in reply'}?`
@@ -262,7 +352,9 @@ export function contextualQuestion(ctx: RuleContext, u: Utterance, cue: Utteranc
       pick.answer,
       pick.answerType,
       [fact(r, pick.sentence, `${u.who} says ${pick.answer} (${cueSays})`)],
-      new Map([[r.id, `the ${relation === 'reply' ? 'reply to' : 'turn before'} ${cue.who}'s turn about ${g.phrase.text}; holds the answer`]]),
+      new Map([
+        [r.id, `the ${relation === 'reply' ? 'reply to' : 'turn before'} ${cue.who}'s turn about ${g.phrase.text}; holds the answer`],
+      ]),
       ['lookup'],
     ),
   };
@@ -276,7 +368,12 @@ const REPLY_SHARE = 0.7;
  * (so a reader of the bundle can find the cue and step to the answer), or undefined. Only pairs whose answer
  * utterance still has a phrase not asked for yet count against `budget`.
  */
-export function contextualCandidate(ctx: RuleContext, members: readonly number[], rng: Rng, budget: () => boolean): RuleCandidate | undefined {
+export function contextualCandidate(
+  ctx: RuleContext,
+  members: readonly number[],
+  rng: Rng,
+  budget: () => boolean,
+): RuleCandidate | undefined {
   const inBundle = new Set(members);
   const used = askedCache.get(ctx);
   const threads = new Map<string, Utterance[]>();

@@ -1,6 +1,6 @@
 import type { SourceRecord } from '../../../sandbox/contract.ts';
-import { findDates, type CalendarDate } from '../../evaluate/date-parse.ts';
-import { parseNumberAnswer } from '../../evaluate/answer-match.ts';
+import { findDates, type CalendarDate } from '../../text/date-parse.ts';
+import { parseNumberAnswer } from '../../scoring/answer-match.ts';
 
 /** A sentence of a record with its offsets in the record's text. */
 export interface Sentence {
@@ -35,23 +35,131 @@ export function splitSentences(text: string): Sentence[] {
 
 const UNIT_WORDS =
   'years?|months?|weeks?|days?|hours?|minutes?|seconds?|miles?|km|kilomet(?:er|re)s?|met(?:er|re)s?|feet|foot|inches|pounds?|lbs?|kg|kilos?|kilograms?|dollars?|euros?|percent|people|persons|kids|children|students|participants|patients|members|guests|times|books|pages|chapters|pieces|paintings|songs|episodes|games|classes|lessons|sessions|tickets|copies|items|steps|stories|photos|pictures|dogs|cats|pets|plants|trees|cups|bottles|boxes|bags|rooms|floors|tables|chairs|cars|bikes|countries|cities|states|languages|courses|credits|points|goals|miles|laps|sets|reps|servings|slices|recipes|weeks|workshops|meetings|calls|emails|e-mails|files|documents|reports|cases|clients|employees|volunteers|hours|nights|shifts|visits|trips|events|concerts|shows|races|marathons|medals|awards|stars';
-const NUMBER_WORD = 'one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|hundred|a couple of|a dozen';
+const NUMBER_WORD =
+  'one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|hundred|a couple of|a dozen';
 const QUANTITY = new RegExp(
   `(?<![\\p{L}\\p{N}$€£.,:/-])(?:[$€£]\\s?\\d{1,3}(?:,\\d{3})*(?:\\.\\d+)?(?:\\s?(?:k|million|billion))?|\\d+(?:\\.\\d+)?\\s?%|(?:\\d{1,3}(?:,\\d{3})+|\\d+(?:\\.\\d+)?|${NUMBER_WORD})(?:[\\s-]+)(?:${UNIT_WORDS}))(?![\\p{L}\\p{N}])`,
   'giu',
 );
 
 const NOT_ENTITY = new Set([
-  'i', "i'm", "i've", "i'll", "i'd", 'ok', 'okay', 'hey', 'hi', 'hello', 'thanks', 'thank', 'yes', 'no', 'wow', 'oh', 'yeah', 'sure', 'great',
-  'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday', 'january', 'february', 'march', 'april', 'may', 'june',
-  'july', 'august', 'september', 'october', 'november', 'december', 'user', 'assistant', 'sender', 'recipient', 'subject', 'summary',
-  'mr', 'mrs', 'ms', 'dr', 'the', 'a', 'an', 'my', 'our', 'your', 'his', 'her', 'their', 'this', 'that', 'these', 'those', 'it', 'we', 'you',
-  'he', 'she', 'they', 'and', 'but', 'or', 'so', 'if', 'when', 'what', 'how', 'why', 'who', 'where', 'which', 'also', 'just', 'lol', 'omg',
-  'upload', 'christmas', 'easter', 'thanksgiving', 'english', 'god', 'mom', 'dad', 'internet', 'tv', 'ai', 'last', 'next', 'every', 'yes', 'please', 'mon', 'tue', 'tues', 'wed', 'thu', 'thurs', 'fri', 'sat', 'sun',
+  'i',
+  "i'm",
+  "i've",
+  "i'll",
+  "i'd",
+  'ok',
+  'okay',
+  'hey',
+  'hi',
+  'hello',
+  'thanks',
+  'thank',
+  'yes',
+  'no',
+  'wow',
+  'oh',
+  'yeah',
+  'sure',
+  'great',
+  'monday',
+  'tuesday',
+  'wednesday',
+  'thursday',
+  'friday',
+  'saturday',
+  'sunday',
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+  'user',
+  'assistant',
+  'sender',
+  'recipient',
+  'subject',
+  'summary',
+  'mr',
+  'mrs',
+  'ms',
+  'dr',
+  'the',
+  'a',
+  'an',
+  'my',
+  'our',
+  'your',
+  'his',
+  'her',
+  'their',
+  'this',
+  'that',
+  'these',
+  'those',
+  'it',
+  'we',
+  'you',
+  'he',
+  'she',
+  'they',
+  'and',
+  'but',
+  'or',
+  'so',
+  'if',
+  'when',
+  'what',
+  'how',
+  'why',
+  'who',
+  'where',
+  'which',
+  'also',
+  'just',
+  'lol',
+  'omg',
+  'upload',
+  'christmas',
+  'easter',
+  'thanksgiving',
+  'english',
+  'god',
+  'mom',
+  'dad',
+  'internet',
+  'tv',
+  'ai',
+  'last',
+  'next',
+  'every',
+  'yes',
+  'please',
+  'mon',
+  'tue',
+  'tues',
+  'wed',
+  'thu',
+  'thurs',
+  'fri',
+  'sat',
+  'sun',
 ]);
 
 /** Proper-noun runs ("Forest Park", "Dr. Keller") that do not open a sentence. */
-function entitiesIn(text: string, s: Sentence, exclude: ReadonlySet<string>, common: (lower: string) => boolean): Array<{ start: number; end: number; value: string }> {
+function entitiesIn(
+  text: string,
+  s: Sentence,
+  exclude: ReadonlySet<string>,
+  common: (lower: string) => boolean,
+): Array<{ start: number; end: number; value: string }> {
   const out: Array<{ start: number; end: number; value: string }> = [];
   const re = /(?:[A-Z][\p{L}'’]*\.?(?:[\s-]+(?:of\s+|de\s+|the\s+)?[A-Z][\p{L}'’]*)*)/gu;
   const body = text.slice(s.start, s.end);
@@ -60,7 +168,7 @@ function entitiesIn(text: string, s: Sentence, exclude: ReadonlySet<string>, com
     const at = s.start + m.index;
     const before = text.slice(Math.max(0, at - 3), at);
     const lineHead = text.slice(text.lastIndexOf('\n', at - 1) + 1, at);
-    if (m.index === 0 || /[.!?:"“]\s*$/.test(before) || /^[\s>*#|\-–•\d.()\[\]]*$/.test(lineHead)) {
+    if (m.index === 0 || /[.!?:"“]\s*$/.test(before) || /^[\s>*#|\-–•\d.()[\]]*$/.test(lineHead)) {
       // A capital that opens a sentence says nothing; keep the run only if it has a second capitalised word.
       // A capital that opens a sentence says nothing: drop that word and keep the rest of the run, if any.
       const parts = value.split(/\s+/);
@@ -90,7 +198,11 @@ function entitiesIn(text: string, s: Sentence, exclude: ReadonlySet<string>, com
  * Checkable facts of one record: quantities with units ("3 years", "$1,200", "40%"), explicit calendar dates, and
  * proper-noun entities other than the history's speakers. Every fact's [start, end) points into `record.text`.
  */
-export function extractFacts(record: SourceRecord, speakers: ReadonlySet<string>, common: (lower: string) => boolean = () => false): TextFact[] {
+export function extractFacts(
+  record: SourceRecord,
+  speakers: ReadonlySet<string>,
+  common: (lower: string) => boolean = () => false,
+): TextFact[] {
   const text = record.text;
   const facts: TextFact[] = [];
   const sentences = splitSentences(text);
@@ -112,7 +224,8 @@ export function extractFacts(record: SourceRecord, speakers: ReadonlySet<string>
   }
   if (record.kind !== 'document' || text.length < 6000) {
     for (const s of sentences) {
-      for (const e of entitiesIn(text, s, speakers, common)) facts.push({ kind: 'entity', record: record.id, start: e.start, end: e.end, value: e.value, sentence: s });
+      for (const e of entitiesIn(text, s, speakers, common))
+        facts.push({ kind: 'entity', record: record.id, start: e.start, end: e.end, value: e.value, sentence: s });
     }
   }
   return facts;

@@ -121,7 +121,12 @@ export function ruleCandidate(ctx: RuleContext, bundle: Bundle, type: QuestionTy
         const facts = rng.shuffle(ctx.facts(i));
         for (const f of facts) {
           if (!budget()) return undefined;
-          const c = f.kind === 'quantity' ? quantityQuestion(ctx, i, f, rng) : f.kind === 'entity' ? entityQuestion(ctx, i, f, rng) : dateQuestion(ctx, i, f, rng);
+          const c =
+            f.kind === 'quantity'
+              ? quantityQuestion(ctx, i, f, rng)
+              : f.kind === 'entity'
+                ? entityQuestion(ctx, i, f, rng)
+                : dateQuestion(ctx, i, f, rng);
           if (c) return c;
         }
         if (rng.next() < 0.5) {
@@ -149,7 +154,9 @@ export function ruleCandidate(ctx: RuleContext, bundle: Bundle, type: QuestionTy
           if (c) return c;
           continue;
         }
-        const j = members.find((k) => k !== i && ctx.graph.threadOf[k] !== ctx.graph.threadOf[i] && contentSentences(ctx.graph.records[k]!).length > 0);
+        const j = members.find(
+          (k) => k !== i && ctx.graph.threadOf[k] !== ctx.graph.threadOf[i] && contentSentences(ctx.graph.records[k]!).length > 0,
+        );
         if (j === undefined) continue;
         const sj = rng.shuffle(contentSentences(ctx.graph.records[j]!))[0]!;
         const c = daysBetweenQuestion(ctx, i, si, j, sj, rng);
@@ -168,7 +175,15 @@ export function ruleCandidate(ctx: RuleContext, bundle: Bundle, type: QuestionTy
         const words = tokensIn(r.text).filter((t) => {
           const lower = t.word.toLowerCase();
           // A topic is a thing ("camping", "pottery"), not a verb or adjective a turn happened to use ("front", "motivate").
-          if (lower.length < 5 || !isTopicWord(lower) || isStopword(lower) || ctx.speakerStems.has(t.stem) || seen.has(t.stem) || ctx.nounUsage(lower) !== 'head') return false;
+          if (
+            lower.length < 5 ||
+            !isTopicWord(lower) ||
+            isStopword(lower) ||
+            ctx.speakerStems.has(t.stem) ||
+            seen.has(t.stem) ||
+            ctx.nounUsage(lower) !== 'head'
+          )
+            return false;
           seen.add(t.stem);
           const df = ctx.postings.get(t.stem)?.length ?? 0;
           return df >= 2 && df <= maxDf;

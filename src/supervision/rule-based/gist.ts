@@ -4,7 +4,7 @@ import { tokensIn } from './cues.ts';
 import type { Sentence } from './facts.ts';
 import { whoAt } from './speakers.ts';
 import { inTimeScope, nounPhrases, type Phrase, type TimeScope } from './phrases.ts';
-import type { RuleContext } from './templates.ts';
+import type { RuleContext } from './rule-context.ts';
 
 /**
  * What a user remembers about a passage: a short phrase of it, who said it, and roughly when. The phrase need
@@ -97,7 +97,10 @@ export function pickGist(ctx: RuleContext, i: number, s: Pick<Sentence, 'start' 
       const g = global!.length;
       // Words shared with other records, few of them, and no more time detail than needed.
       // Lexical retrieval keys on the rarest word of the question: that word's spread is what makes it vague.
-      const w = ambiguityWeight(Math.min(...dfs), ctx.shortRecords) * (p.words.length === 1 ? 1.2 : p.words.length === 2 ? 1 : 0.5) * (scope === 'day' ? 0.7 : 1);
+      const w =
+        ambiguityWeight(Math.min(...dfs), ctx.shortRecords) *
+        (p.words.length === 1 ? 1.2 : p.words.length === 2 ? 1 : 0.5) *
+        (scope === 'day' ? 0.7 : 1);
       cands.push({ g: { phrase: p, scope, matches, global: g }, w });
       break;
     }

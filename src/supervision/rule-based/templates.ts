@@ -1,11 +1,11 @@
 import type { SourceRecord } from '../../../sandbox/contract.ts';
 import type { AnswerType } from '../../history/record.ts';
-import { formatDate, parseExactDate } from '../../evaluate/date-parse.ts';
+import { formatDate, parseExactDate } from '../../text/date-parse.ts';
 import { recordDate } from '../bundles.ts';
 import type { AnswerPlan, Operation, PlanFact, QuestionType } from '../plan.ts';
-import type { RecordGraph } from '../record-graph.ts';
+import type { RuleContext } from './rule-context.ts';
 import type { Rng } from '../rng.ts';
-import { tokensIn, type Postings, type Token } from './cues.ts';
+import { tokensIn, type Token } from './cues.ts';
 import { splitSentences, type Sentence, type TextFact } from './facts.ts';
 import { ambiguityWeight, pickGist, scopedMatches, stemsOf, type Gist } from './gist.ts';
 import { monthOf, nounPhrases, timePhrase, type Phrase } from './phrases.ts';
@@ -22,26 +22,7 @@ export interface RuleCandidate {
   plan: AnswerPlan;
 }
 
-/** What the templates read: the graph, a term index, facts per record, and who is who. */
-export interface RuleContext {
-  graph: RecordGraph;
-  postings: Postings;
-  facts(index: number): TextFact[];
-  /** Lower-cased speaker names (never cues, never entity answers). */
-  speakers: ReadonlySet<string>;
-  /** Stems of the speaker names. */
-  speakerStems: ReadonlySet<string>;
-  /** True when turns have more than one named speaker (who-said questions make sense). */
-  multiSpeaker: boolean;
-  /** True when `who` (as {@link whoAt} names them) said words with every stem of `stems` in record `index`. */
-  saidBy(index: number, who: string, stems: readonly string[]): boolean;
-  /** True when the history's records are short (chat turns of a sentence or two, under ~40 words on average). */
-  shortRecords: boolean;
-  /** Whether the history uses a word as a noun-phrase head or modifier (see nounUsage). */
-  nounUsage(lower: string): 'head' | 'modifier' | undefined;
-  /** The title of the document a section belongs to (its first section's title). */
-  documentTitle(index: number): string | undefined;
-}
+export type { RuleContext } from './rule-context.ts';
 
 type Fact<K extends TextFact['kind']> = Extract<TextFact, { kind: K }>;
 
@@ -60,7 +41,15 @@ export function plan(
   contributions: Map<string, string>,
   operations: Operation[],
 ): AnswerPlan {
-  return { questionType: type, intent, answer, answerType, facts, evidence: [...contributions].map(([record, contribution]) => ({ record, contribution })), operations };
+  return {
+    questionType: type,
+    intent,
+    answer,
+    answerType,
+    facts,
+    evidence: [...contributions].map(([record, contribution]) => ({ record, contribution })),
+    operations,
+  };
 }
 
 /** Stems a question about `answer` must not use: the answer's own and the speakers'. */
@@ -98,13 +87,21 @@ function askMention(ctx: RuleContext, i: number, offset: number, g: Gist, lead: 
 }
 
 /** Facts of `kind` (and `same`) in the sentences of record `i` that contain every stem of the phrase: the answer is unique when this is one. */
-function factsNearPhrase<K extends TextFact['kind']>(ctx: RuleContext, i: number, stems: readonly string[], kind: K, same: (f: Fact<K>) => boolean): Array<Fact<K>> {
+function factsNearPhrase<K extends TextFact['kind']>(
+  ctx: RuleContext,
+  i: number,
+  stems: readonly string[],
+  kind: K,
+  same: (f: Fact<K>) => boolean,
+): Array<Fact<K>> {
   const text = ctx.graph.records[i]!.text;
   const sentences = splitSentences(text).filter((s) => {
     const st = new Set(tokensIn(text, s.start, s.end).map((t) => t.stem));
     return stems.every((x) => st.has(x));
   });
-  return ctx.facts(i).filter((f): f is Fact<K> => f.kind === kind && same(f as Fact<K>) && sentences.some((s) => f.start >= s.start && f.start < s.end));
+  return ctx
+    .facts(i)
+    .filter((f): f is Fact<K> => f.kind === kind && same(f as Fact<K>) && sentences.some((s) => f.start >= s.start && f.start < s.end));
 }
 
 /** The unit words of a quantity as a "How many …" question needs them: "years" for "1 year". */
@@ -145,7 +142,15 @@ export function quantityQuestion(ctx: RuleContext, i: number, f: Fact<'quantity'
     type: 'single-hop',
     template: 'quantity',
     question,
-    plan: plan('single-hop', `the quantity (${f.unit || 'count'}) stated about ${g.phrase.text}`, f.value, 'number', [fact(r, f.sentence, `states ${f.value}`)], new Map([[r.id, 'states the quantity']]), ['lookup']),
+    plan: plan(
+      'single-hop',
+      `the quantity (${f.unit || 'count'}) stated about ${g.phrase.text}`,
+      f.value,
+      'number',
+      [fact(r, f.sentence, `states ${f.value}`)],
+      new Map([[r.id, 'states the quantity']]),
+      ['lookup'],
+    ),
   };
 }
 
@@ -167,7 +172,15 @@ export function entityQuestion(ctx: RuleContext, i: number, f: Fact<'entity'>, r
     type: 'single-hop',
     template: 'entity',
     question,
-    plan: plan('single-hop', `the proper name mentioned about ${g.phrase.text}`, f.value, 'text', [fact(r, f.sentence, `names ${f.value}`)], new Map([[r.id, 'names the entity']]), ['lookup']),
+    plan: plan(
+      'single-hop',
+      `the proper name mentioned about ${g.phrase.text}`,
+      f.value,
+      'text',
+      [fact(r, f.sentence, `names ${f.value}`)],
+      new Map([[r.id, 'names the entity']]),
+      ['lookup'],
+    ),
   };
 }
 
@@ -195,7 +208,15 @@ export function dateQuestion(ctx: RuleContext, i: number, f: Fact<'date'>, rng: 
     type: 'single-hop',
     template: 'date-in-text',
     question,
-    plan: plan('single-hop', `the calendar date written about ${g.phrase.text}`, formatDate(f.date), 'date', [fact(r, f.sentence, `gives the date ${f.value}`)], new Map([[r.id, 'states the date']]), ['lookup']),
+    plan: plan(
+      'single-hop',
+      `the calendar date written about ${g.phrase.text}`,
+      formatDate(f.date),
+      'date',
+      [fact(r, f.sentence, `gives the date ${f.value}`)],
+      new Map([[r.id, 'states the date']]),
+      ['lookup'],
+    ),
   };
 }
 
@@ -212,7 +233,12 @@ export function whoQuestion(ctx: RuleContext, i: number, s: Sentence, rng: Rng):
   const speaker = r.speaker;
   // Any phrase of the turn will do (a person remembers the topic, not the sentence): more candidates, so the
   // vaguer ones can be preferred.
-  const g = pickGist(ctx, i, s, rng, { bySpeaker: false, scopes: TIMED, exclude: excludeFor(ctx, speaker), within: { start: 0, end: r.text.length } });
+  const g = pickGist(ctx, i, s, rng, {
+    bySpeaker: false,
+    scopes: TIMED,
+    exclude: excludeFor(ctx, speaker),
+    within: { start: 0, end: r.text.length },
+  });
   if (!g) return undefined;
   s = splitSentences(r.text).find((x) => g.phrase.start >= x.start && g.phrase.start < x.end) ?? s;
   const when = timePhrase(g.scope, recordDate(r));
@@ -221,7 +247,15 @@ export function whoQuestion(ctx: RuleContext, i: number, s: Sentence, rng: Rng):
     type: 'single-hop',
     template: 'who-said',
     question,
-    plan: plan('single-hop', `who talked about ${g.phrase.text}${when}`, speaker, 'text', [fact(r, s, `${speaker} says this`)], new Map([[r.id, 'its speaker is the answer']]), ['lookup']),
+    plan: plan(
+      'single-hop',
+      `who talked about ${g.phrase.text}${when}`,
+      speaker,
+      'text',
+      [fact(r, s, `${speaker} says this`)],
+      new Map([[r.id, 'its speaker is the answer']]),
+      ['lookup'],
+    ),
   };
 }
 
@@ -254,7 +288,8 @@ function senderQuestion(ctx: RuleContext, i: number, s: Sentence, rng: Rng): Rul
 /** "Caroline talked about the support group" / "the e-mail about the field trip was written": a dated event. */
 function event(r: SourceRecord, offset: number, g: Gist): { when: string; clause: string } | undefined {
   const month = timePhrase(g.scope, recordDate(r));
-  if (r.kind === 'email') return { when: `was the e-mail about ${g.phrase.text} written`, clause: `the e-mail about ${g.phrase.text}${month}` };
+  if (r.kind === 'email')
+    return { when: `was the e-mail about ${g.phrase.text} written`, clause: `the e-mail about ${g.phrase.text}${month}` };
   const who = whoAt(r, offset);
   if (!who) return undefined;
   return { when: `did ${who} talk about ${g.phrase.text}`, clause: `when ${who} talked about ${g.phrase.text}${month}` };
@@ -275,7 +310,15 @@ export function whenQuestion(ctx: RuleContext, i: number, s: Sentence, rng: Rng)
     type: 'temporal',
     template: 'when',
     question: g.scope === 'month' ? `When in ${monthOf(iso)} ${ev.when}?` : `When ${ev.when}?`,
-    plan: plan('temporal', `the date on which ${g.phrase.text} came up`, answer, 'date', [fact(r, s, `said on ${iso} (the record's date)`)], new Map([[r.id, `dated ${iso}`]]), ['lookup']),
+    plan: plan(
+      'temporal',
+      `the date on which ${g.phrase.text} came up`,
+      answer,
+      'date',
+      [fact(r, s, `said on ${iso} (the record's date)`)],
+      new Map([[r.id, `dated ${iso}`]]),
+      ['lookup'],
+    ),
   };
 }
 
@@ -284,7 +327,14 @@ function dayNumber(iso: string): number {
 }
 
 /** Temporal over two records: how many days passed between two things that were said. */
-export function daysBetweenQuestion(ctx: RuleContext, i: number, si: Sentence, j: number, sj: Sentence, rng: Rng): RuleCandidate | undefined {
+export function daysBetweenQuestion(
+  ctx: RuleContext,
+  i: number,
+  si: Sentence,
+  j: number,
+  sj: Sentence,
+  rng: Rng,
+): RuleCandidate | undefined {
   const a = ctx.graph.records[i]!;
   const b = ctx.graph.records[j]!;
   const da = recordDate(a);
@@ -324,7 +374,12 @@ export function bridgeQuestion(ctx: RuleContext, i: number, f: Fact<'entity'>, j
   if (ctx.graph.threadOf[i] === ctx.graph.threadOf[j] || a.kind === 'document' || b.kind === 'document') return undefined;
   const g = ctx.facts(j).find((x): x is Fact<'entity'> => x.kind === 'entity' && x.value === f.value);
   if (!g) return undefined;
-  const namesA = new Set(ctx.facts(i).filter((x) => x.kind === 'entity').map((x) => x.value.toLowerCase()));
+  const namesA = new Set(
+    ctx
+      .facts(i)
+      .filter((x) => x.kind === 'entity')
+      .map((x) => x.value.toLowerCase()),
+  );
   const shared = ctx.facts(j).filter((x) => x.kind === 'entity' && namesA.has(x.value.toLowerCase()));
   if (new Set(shared.map((x) => x.value.toLowerCase())).size !== 1) return undefined;
   const ex = excludeFor(ctx, f.value);
@@ -378,7 +433,8 @@ export function linkedRecords(ctx: RuleContext, a: number, link: Link): number[]
     return mates.slice(at + 1, at + 1 + THREAD_HOP_WINDOW);
   }
   const out = new Set<number>();
-  for (const e of ctx.graph.edges[a]!) if ((e.kind === 'ref' || e.kind === 'upload') && ctx.graph.records[e.to]!.kind === 'document') out.add(e.to);
+  for (const e of ctx.graph.edges[a]!)
+    if ((e.kind === 'ref' || e.kind === 'upload') && ctx.graph.records[e.to]!.kind === 'document') out.add(e.to);
   return [...out].sort((x, y) => x - y);
 }
 
@@ -390,10 +446,18 @@ export function linkedRecords(ctx: RuleContext, a: number, link: Link): number[]
  * garden?". The answer is computed from `b`; both records are evidence; `b` is the only record the link reaches
  * that says the shared phrase (by that speaker) next to a fact of that kind.
  */
-export function linkedQuestion(ctx: RuleContext, a: number, b: number, f: Fact<'entity' | 'quantity'>, link: Link, rng: Rng): RuleCandidate | undefined {
+export function linkedQuestion(
+  ctx: RuleContext,
+  a: number,
+  b: number,
+  f: Fact<'entity' | 'quantity'>,
+  link: Link,
+  rng: Rng,
+): RuleCandidate | undefined {
   const ra = ctx.graph.records[a]!;
   const rb = ctx.graph.records[b]!;
-  if (ra.kind !== 'turn' || (link === 'attachment') !== (rb.kind === 'document') || (link === 'thread' && rb.kind !== 'turn')) return undefined;
+  if (ra.kind !== 'turn' || (link === 'attachment') !== (rb.kind === 'document') || (link === 'thread' && rb.kind !== 'turn'))
+    return undefined;
   if (f.kind === 'entity' && everywhere(ctx, f.value)) return undefined;
   const reach = linkedRecords(ctx, a, link);
   if (!reach.includes(b)) return undefined;
@@ -439,7 +503,10 @@ export function linkedQuestion(ctx: RuleContext, a: number, b: number, f: Fact<'
         : `what the document shared while talking about ${ga.phrase.text} says about ${gb.phrase.text}`,
       f.value,
       answerType,
-      [fact(ra, firstSentence, `${whoA} talks about ${ga.phrase.text}`), fact(rb, f.sentence, `${f.kind === 'entity' ? 'names' : 'states'} ${f.value}`)],
+      [
+        fact(ra, firstSentence, `${whoA} talks about ${ga.phrase.text}`),
+        fact(rb, f.sentence, `${f.kind === 'entity' ? 'names' : 'states'} ${f.value}`),
+      ],
       new Map([
         [ra.id, link === 'thread' ? 'locates the conversation and the moment the second hop follows' : 'shares the document'],
         [rb.id, 'holds the answer'],
@@ -450,7 +517,12 @@ export function linkedQuestion(ctx: RuleContext, a: number, b: number, f: Fact<'
 }
 
 /** The first hop of a linked question: a phrase of record `a` that singles it out for its speaker (by month at most). */
-function firstHop(ctx: RuleContext, a: number, exclude: ReadonlySet<string>, rng: Rng): { ga: Gist; whoA: string; sentence: Sentence } | undefined {
+function firstHop(
+  ctx: RuleContext,
+  a: number,
+  exclude: ReadonlySet<string>,
+  rng: Rng,
+): { ga: Gist; whoA: string; sentence: Sentence } | undefined {
   const ra = ctx.graph.records[a]!;
   for (const sentence of rng.shuffle(contentSentences(ra)).slice(0, 3)) {
     const ga = pickGist(ctx, a, sentence, rng, { bySpeaker: true, scopes: ['any', 'month'], exclude });
@@ -494,7 +566,13 @@ export function kindsIn(ctx: RuleContext, i: number, from = 0, to = Number.POSIT
 /** Stems that may not be a "which N" head: too common to say anything, or a speaker's name. */
 export function headOk(ctx: RuleContext, k: Kind): boolean {
   const df = ctx.postings.get(k.head.stem)?.length ?? 0;
-  return df >= 1 && df <= Math.max(6, ctx.graph.records.length * 0.12) && !ctx.speakerStems.has(k.head.stem) && k.head.word.length >= 4 && !k.phrase.words.some((w) => ctx.speakerStems.has(w.stem));
+  return (
+    df >= 1 &&
+    df <= Math.max(6, ctx.graph.records.length * 0.12) &&
+    !ctx.speakerStems.has(k.head.stem) &&
+    k.head.word.length >= 4 &&
+    !k.phrase.words.some((w) => ctx.speakerStems.has(w.stem))
+  );
 }
 
 /**
@@ -515,7 +593,11 @@ export function whichQuestion(ctx: RuleContext, i: number, rng: Rng): RuleCandid
       for (const scope of TIMED) {
         const m = scopedMatches(ctx, i, [k.head.stem], who, scope);
         if (m.length === 1 && m[0] === i) {
-          cands.push({ k, scope, w: ambiguityWeight(ctx.postings.get(k.head.stem)!.length, ctx.shortRecords) * (scope === 'day' ? 0.7 : 1) });
+          cands.push({
+            k,
+            scope,
+            w: ambiguityWeight(ctx.postings.get(k.head.stem)!.length, ctx.shortRecords) * (scope === 'day' ? 0.7 : 1),
+          });
           break;
         }
       }
@@ -527,12 +609,21 @@ export function whichQuestion(ctx: RuleContext, i: number, rng: Rng): RuleCandid
   const who = whoAt(r, c.k.phrase.start)!;
   const when = timePhrase(c.scope, recordDate(r));
   const head = c.k.head.word.toLowerCase();
-  const question = r.kind === 'email' ? `Which ${head} did ${who} mention in an e-mail${when}?` : `Which ${head} did ${who} mention${when}?`;
+  const question =
+    r.kind === 'email' ? `Which ${head} did ${who} mention in an e-mail${when}?` : `Which ${head} did ${who} mention${when}?`;
   return {
     type: 'single-hop',
     template: 'which-thing',
     question,
-    plan: plan('single-hop', `which ${head} ${who} mentioned${when}`, c.k.answer, 'text', [fact(r, c.k.sentence, `mentions the ${c.k.answer}`)], new Map([[r.id, `names the ${head}`]]), ['lookup']),
+    plan: plan(
+      'single-hop',
+      `which ${head} ${who} mentioned${when}`,
+      c.k.answer,
+      'text',
+      [fact(r, c.k.sentence, `mentions the ${c.k.answer}`)],
+      new Map([[r.id, `names the ${head}`]]),
+      ['lookup'],
+    ),
   };
 }
 
@@ -544,7 +635,8 @@ export function whichQuestion(ctx: RuleContext, i: number, rng: Rng): RuleCandid
 export function linkedWhichQuestion(ctx: RuleContext, a: number, b: number, link: Link, rng: Rng): RuleCandidate | undefined {
   const ra = ctx.graph.records[a]!;
   const rb = ctx.graph.records[b]!;
-  if (ra.kind !== 'turn' || (link === 'attachment') !== (rb.kind === 'document') || (link === 'thread' && rb.kind !== 'turn')) return undefined;
+  if (ra.kind !== 'turn' || (link === 'attachment') !== (rb.kind === 'document') || (link === 'thread' && rb.kind !== 'turn'))
+    return undefined;
   const reach = linkedRecords(ctx, a, link);
   if (!reach.includes(b)) return undefined;
   const whos = link === 'attachment' ? [undefined] : rb.text.startsWith('User: ') ? ['the user', 'the assistant'] : [whoAt(rb, 0)];
@@ -587,10 +679,17 @@ export function linkedWhichQuestion(ctx: RuleContext, a: number, b: number, link
 }
 
 /** Aggregation: how many times (turns, or e-mails) a term came up within a date window. */
-export function countQuestion(ctx: RuleContext, i: number, term: { word: string; stem: string }, pick: (n: number) => number): RuleCandidate | undefined {
+export function countQuestion(
+  ctx: RuleContext,
+  i: number,
+  term: { word: string; stem: string },
+  pick: (n: number) => number,
+): RuleCandidate | undefined {
   const r = ctx.graph.records[i]!;
   if (r.kind !== 'turn' && r.kind !== 'email') return undefined;
-  const list = (ctx.postings.get(term.stem) ?? []).filter((k) => ctx.graph.records[k]!.kind === r.kind && recordDate(ctx.graph.records[k]!));
+  const list = (ctx.postings.get(term.stem) ?? []).filter(
+    (k) => ctx.graph.records[k]!.kind === r.kind && recordDate(ctx.graph.records[k]!),
+  );
   // Turns are counted one by one ("how many times"): "in how many separate conversations" put words in the
   // question that match whichever session happened to say "conversation", which no real question would.
   const unit = r.kind === 'email' ? 'e-mails' : 'turns';
@@ -602,7 +701,9 @@ export function countQuestion(ctx: RuleContext, i: number, term: { word: string;
     if (!g) groups.set(key, (g = []));
     g.push(k);
   }
-  const ordered = [...groups.values()].map((g) => ({ g, date: recordDate(ctx.graph.records[g[0]!]!)! })).sort((x, y) => x.date.localeCompare(y.date));
+  const ordered = [...groups.values()]
+    .map((g) => ({ g, date: recordDate(ctx.graph.records[g[0]!]!)! }))
+    .sort((x, y) => x.date.localeCompare(y.date));
   const at = ordered.findIndex((o) => o.g.includes(i));
   if (at < 0 || ordered.length < 2) return undefined;
   const size = Math.min(ordered.length, 2 + pick(4));
@@ -629,11 +730,25 @@ export function countQuestion(ctx: RuleContext, i: number, term: { word: string;
     contributions.set(rec.id, `one mention, dated ${recordDate(rec)}`);
   }
   const [m1, y1] = monthOf(startMonth).split(' ');
-  const span = startMonth === endMonth ? `in ${monthOf(startMonth)}` : y1 === endMonth.slice(0, 4) ? `between ${m1} and ${monthOf(endMonth)}` : `between ${monthOf(startMonth)} and ${monthOf(endMonth)}`;
+  const span =
+    startMonth === endMonth
+      ? `in ${monthOf(startMonth)}`
+      : y1 === endMonth.slice(0, 4)
+        ? `between ${m1} and ${monthOf(endMonth)}`
+        : `between ${monthOf(startMonth)} and ${monthOf(endMonth)}`;
   return {
     type: 'aggregation',
     template: 'count-mentions',
-    question: r.kind === 'email' ? `In how many e-mails ${span} did ${term.word} come up?` : `How many times ${span} did ${term.word} come up?`,
-    plan: plan('aggregation', `count the ${unit} mentioning ${term.word} in a date window`, String(r.kind === 'email' ? window.length : evidence.length), 'number', facts, contributions, ['lookup', 'count']),
+    question:
+      r.kind === 'email' ? `In how many e-mails ${span} did ${term.word} come up?` : `How many times ${span} did ${term.word} come up?`,
+    plan: plan(
+      'aggregation',
+      `count the ${unit} mentioning ${term.word} in a date window`,
+      String(r.kind === 'email' ? window.length : evidence.length),
+      'number',
+      facts,
+      contributions,
+      ['lookup', 'count'],
+    ),
   };
 }

@@ -1,0 +1,145 @@
+/**
+ * What every experiment works with: the configuration, the workspace, the loaded histories, the Base-BM25
+ * seed, generated supervision, optimization cells and official evaluation, with progress reported as events.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { loadHistories } from '../history/load.ts';
+import type { History, QAItem } from '../history/record.ts';
+import type { FeedbackMode } from '../optimize/search-loop.ts';
+import { DATASETS, type BenchConfig } from './bench-config.ts';
+import { runCell, type CellResult } from './cells.ts';
+import { createOfficialEvaluator, type OfficialEvaluation, type OfficialEvaluator } from './official-eval.ts';
+import type { BenchDataset, DesignRef, ExperimentName } from './schemas.ts';
+import { generatedSupervision, type GeneratedSpec } from './supervision-sets.ts';
+import type { Workspace } from './workspace.ts';
+
+/** Progress of a bench run (the library never prints; the CLI shows these). */
+export type BenchEvent =
+  | { type: 'experiment'; experiment: ExperimentName; phase: 'start' | 'done'; seconds?: number }
+  | { type: 'step'; experiment: ExperimentName; message: string }
+  | { type: 'search'; cell: string; iteration: number; iterations: number; bestScore: number; accepted: number }
+  | { type: 'evaluate'; label: string; done: number; total: number };
+
+export const BASE_BM25_PATH = fileURLToPath(new URL('../../seeds/base-bm25.ts', import.meta.url));
+
+/** What a cell needs beyond the context's defaults. */
+export interface CellRequest {
+  name: string;
+  dataset: BenchDataset;
+  supervision: readonly QAItem[];
+  seedSource?: string;
+  feedback?: FeedbackMode;
+}
+
+export class BenchContext {
+  readonly baseSource: string;
+  readonly official: OfficialEvaluator;
+  private readonly loaded = new Map<BenchDataset, Promise<History[]>>();
+  private experiment: ExperimentName = 'main';
+
+  constructor(
+    readonly config: BenchConfig,
+    readonly ws: Workspace,
+    private readonly onEvent: (e: BenchEvent) => void = () => {},
+  ) {
+    this.baseSource = readFileSync(BASE_BM25_PATH, 'utf8');
+    this.official = createOfficialEvaluator({
+      cacheDir: ws.cacheDir,
+      contextBudget: config.contextBudget,
+      ...(config.jobs ? { jobs: config.jobs } : {}),
+    });
+  }
+
+  emit(e: BenchEvent): void {
+    if (e.type === 'experiment' && e.phase === 'start') this.experiment = e.experiment;
+    this.onEvent(e);
+  }
+
+  step(message: string): void {
+    this.emit({ type: 'step', experiment: this.experiment, message });
+  }
+
+  source(dataset: BenchDataset): string {
+    const d = this.config.datasets.find((x) => x.id === dataset);
+    if (!d) throw new Error(`dataset ${dataset} is not configured`);
+    return d.source;
+  }
+
+  /** The dataset's histories (loaded once), in name order. */
+  histories(dataset: BenchDataset): Promise<History[]> {
+    let h = this.loaded.get(dataset);
+    if (!h) {
+      h = loadHistories(this.source(dataset)).then((hs) => [...hs].sort((a, b) => a.id.localeCompare(b.id)));
+      this.loaded.set(dataset, h);
+    }
+    return h;
+  }
+
+  /** Generated supervision for `histories` (defaults: the main settings). */
+  generated(histories: readonly History[], spec: Partial<GeneratedSpec> = {}): Promise<QAItem[]> {
+    const full: GeneratedSpec = {
+      perHistory: this.config.perHistory,
+      valShare: this.config.valShare,
+      checks: true,
+      seed: this.config.rngSeed,
+      ...spec,
+    };
+    return generatedSupervision(this.ws.generatedDir, histories, full, (h) =>
+      this.step(`generating ${full.perHistory} items for ${h}${full.checks ? '' : ' (without checks)'}`),
+    );
+  }
+
+  /** Runs (or reuses) one optimization. */
+  async cell(r: CellRequest): Promise<CellResult> {
+    this.step(`optimizing ${r.name}`);
+    const iterations = this.config.iterations;
+    const result = await runCell(
+      this.ws,
+      {
+        name: r.name,
+        history: this.source(r.dataset),
+        supervision: r.supervision,
+        seedSource: r.seedSource ?? this.baseSource,
+        feedback: r.feedback ?? 'stratified',
+        iterations,
+        rngSeed: this.config.rngSeed,
+        contextBudget: this.config.contextBudget,
+        ...(this.config.jobs ? { jobs: this.config.jobs } : {}),
+      },
+      (e) => {
+        if (e.type === 'iteration')
+          this.emit({ type: 'search', cell: r.name, iteration: e.iteration, iterations, bestScore: e.bestScore, accepted: e.accepted });
+      },
+    );
+    if (result.reused) this.step(`reused ${r.name} (${result.run})`);
+    return result;
+  }
+
+  /** Official-QA scores of a design on `histories` (the dataset's test categories). */
+  evaluate(label: string, dataset: BenchDataset, source: string, histories: readonly History[]): Promise<OfficialEvaluation> {
+    const perHistory = dataset === 'rhelm' ? (this.config.rhelmTestPerPersona ?? undefined) : undefined;
+    return this.official.evaluate(source, histories, { categories: DATASETS[dataset].testCategories, perHistory }, (done, total) =>
+      this.emit({ type: 'evaluate', label, done, total }),
+    );
+  }
+
+  /** What the official test of `dataset` is, for the notes. */
+  testNote(dataset: BenchDataset): string {
+    if (dataset === 'locomo') return 'LoCoMo: official categories 1–4 (multi-hop, temporal, open-domain, single-hop)';
+    const k = this.config.rhelmTestPerPersona;
+    return `RHELM: ${k === null ? 'every official question' : `a fixed sample of at most ${k} official questions per persona (the first in hash order of the id; all question types)`}, answered from the history up to the question's date (memory built per question date)`;
+  }
+
+  async close(): Promise<void> {
+    await this.official.close();
+  }
+}
+
+/** The design reference of an optimized cell. */
+export function cellRef(c: CellResult): DesignRef {
+  return { program: c.best.id, run: c.run, valFitness: c.best.valFitness, accepted: c.accepted, proposals: c.proposals };
+}
+
+/** The design reference of Base-BM25 (not optimized here). */
+export const BASE_REF: DesignRef = { program: 'seeds/base-bm25.ts', run: null, valFitness: null, accepted: null, proposals: null };

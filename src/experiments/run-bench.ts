@@ -1,0 +1,61 @@
+/**
+ * `memsteer bench`: runs the chosen experiments on the chosen datasets, offline, and writes
+ * `<out>/<experiment>.json` + `<out>/<experiment>.md` per experiment and a combined `<out>/README.md`.
+ */
+import { join } from 'node:path';
+import { writeFileAtomic } from '../util/atomic-write.ts';
+import { BenchConfigSchema, type BenchConfig, type BenchConfigInput } from './bench-config.ts';
+import { BenchContext, type BenchEvent } from './context.ts';
+import { runFeedbackExperiment } from './tables/feedback.ts';
+import { runMainExperiment } from './tables/main.ts';
+import { runSupervisionExperiment } from './tables/supervision.ts';
+import { runTransferExperiment } from './tables/transfer.ts';
+import { experimentMarkdown, readmeMarkdown } from './markdown.ts';
+import { ExperimentResultSchema, type ExperimentName, type ExperimentResult } from './schemas.ts';
+import { openWorkspace } from './workspace.ts';
+
+const RUNNERS: Record<ExperimentName, (ctx: BenchContext) => Promise<ExperimentResult>> = {
+  main: runMainExperiment,
+  transfer: runTransferExperiment,
+  supervision: runSupervisionExperiment,
+  feedback: runFeedbackExperiment,
+};
+
+export interface BenchReport {
+  config: BenchConfig;
+  results: ExperimentResult[];
+  /** Files written, absolute. */
+  files: string[];
+  seconds: number;
+}
+
+/** Runs the bench. Each experiment's files are written as soon as it finishes; the README at the end. */
+export async function runBench(input: BenchConfigInput, onEvent?: (e: BenchEvent) => void): Promise<BenchReport> {
+  const started = performance.now();
+  const config = BenchConfigSchema.parse(input);
+  const ws = openWorkspace(config.out, { fresh: config.fresh });
+  const ctx = new BenchContext(config, ws, onEvent);
+  const results: ExperimentResult[] = [];
+  const files: string[] = [];
+  try {
+    // Fixed order whatever the flag's order: main generates (and caches) what the later experiments reuse.
+    for (const name of (Object.keys(RUNNERS) as ExperimentName[]).filter((e) => config.experiments.includes(e))) {
+      ctx.emit({ type: 'experiment', experiment: name, phase: 'start' });
+      const result = ExperimentResultSchema.parse(await RUNNERS[name](ctx));
+      results.push(result);
+      const json = join(ws.out, `${name}.json`);
+      const md = join(ws.out, `${name}.md`);
+      writeFileAtomic(json, `${JSON.stringify(result, null, 2)}\n`);
+      writeFileAtomic(md, experimentMarkdown(result));
+      files.push(json, md);
+      ctx.emit({ type: 'experiment', experiment: name, phase: 'done', seconds: result.seconds });
+    }
+  } finally {
+    await ctx.close();
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const readme = join(ws.out, 'README.md');
+  writeFileAtomic(readme, readmeMarkdown(results, config, seconds));
+  files.push(readme);
+  return { config, results, files, seconds };
+}

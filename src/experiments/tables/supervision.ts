@@ -1,0 +1,98 @@
+/**
+ * Supervision ablations: the offline generator with and without its checks, and training budgets of 100 / 200 /
+ * 400 items judged on one validation set; each arm's optimized design is tested on official QA.
+ */
+import { DATASETS } from '../bench-config.ts';
+import { cellRef, type BenchContext } from '../context.ts';
+import { HEADLINE_COLUMNS, headline, pct, sameDesignNote } from '../markdown.ts';
+import { SupervisionResultSchema, type SupervisionResult, type SupervisionRow, type Table } from '../schemas.ts';
+import { budgetSubset, splitCounts } from '../supervision-sets.ts';
+import { ablationSetup } from './ablation-setup.ts';
+
+export async function runSupervisionExperiment(ctx: BenchContext): Promise<SupervisionResult> {
+  const started = performance.now();
+  const rows: SupervisionRow[] = [];
+  const setups: string[] = [];
+  const skipped: string[] = [];
+  for (const { id: dataset } of ctx.config.datasets) {
+    const setup = await ablationSetup(ctx, dataset);
+    setups.push(setup.describe);
+    const { histories } = setup;
+    const checked = await ctx.generated(histories, setup.spec);
+    const unchecked = await ctx.generated(histories, { ...setup.spec, checks: false });
+    const arms: Array<{ variant: string; checks: boolean; items: typeof checked; name: string }> = [
+      { variant: 'with checks (all training items)', checks: true, items: checked, name: `${dataset}-ablation-checks` },
+      { variant: 'without checks (all training items)', checks: false, items: unchecked, name: `${dataset}-ablation-no-checks` },
+    ];
+    const available = splitCounts(checked).train;
+    for (const b of ctx.config.budgets) {
+      if (b >= available) {
+        skipped.push(
+          `${DATASETS[dataset].label} budget ${b}: only ${available} training items were generated, so it equals the "all training items" arm`,
+        );
+        continue;
+      }
+      arms.push({ variant: `budget ${b}`, checks: true, items: budgetSubset(checked, b), name: `${dataset}-ablation-budget-${b}` });
+    }
+    for (const arm of arms) {
+      const cell = await ctx.cell({ name: arm.name, dataset, supervision: arm.items });
+      const test = await ctx.evaluate(`${dataset} ${arm.variant}`, dataset, cell.bestSource, histories);
+      const counts = splitCounts(arm.items);
+      rows.push({
+        dataset,
+        variant: arm.variant,
+        checks: arm.checks,
+        trainItems: counts.train,
+        valItems: counts.val,
+        design: cellRef(cell),
+        test: test.scores,
+      });
+    }
+  }
+  const c = ctx.config;
+  return SupervisionResultSchema.parse({
+    experiment: 'supervision',
+    title: 'Supervision ablations: generator checks and training budget',
+    notes: [
+      ...setups,
+      'without checks = the offline generator with its programmatic plan checks, question checks and offline blind reader turned off (generateSupervision `checks: false`): every templated candidate whose quotes locate in their records is kept, spans still recorded, same target count, de-duplication and type caps unchanged.',
+      `budget B = the first B training items of the checked set in hash order, with the full validation set of the checked set, so every budget is judged on the same validation items. "best val" of the unchecked arm is on its own (unchecked) validation items and is not comparable with the others.`,
+      `Every arm: Base-BM25 evolved for ${c.iterations} iterations, same RNG seed; test = official QA of the ablation histories (${c.datasets.map((d) => ctx.testNote(d.id)).join('; ')}).`,
+      ...skipped.map((s) => `Skipped: ${s}.`),
+      ...sameDesignNotes(rows),
+      "Offline, the mutation proposer's moves depend on the training diagnosis only through its dominant failure category, and acceptance on the validation ranking; arms that agree on both walk the same path, whatever their training set.",
+    ],
+    tables: supervisionTables(rows),
+    seconds: (performance.now() - started) / 1000,
+    rows,
+  });
+}
+
+function sameDesignNotes(rows: readonly SupervisionRow[]): string[] {
+  return [...new Set(rows.map((r) => r.dataset))].flatMap(
+    (d) =>
+      sameDesignNote(
+        DATASETS[d].label,
+        rows.filter((r) => r.dataset === d).map((r) => ({ label: r.variant, program: r.design.program })),
+      ) ?? [],
+  );
+}
+
+function supervisionTables(rows: readonly SupervisionRow[]): Table[] {
+  return [...new Set(rows.map((r) => r.dataset))].map((dataset) => {
+    const rs = rows.filter((r) => r.dataset === dataset);
+    const locomo = dataset === 'locomo';
+    return {
+      title: `${DATASETS[dataset].label}: official test of each arm's optimized design (${rs[0]?.test.n ?? 0} questions)`,
+      columns: ['supervision', 'design', 'train / val items', 'best val', ...HEADLINE_COLUMNS, ...(locomo ? ['LoCoMo F1'] : [])],
+      rows: rs.map((r) => [
+        r.variant,
+        r.design.program,
+        `${r.trainItems} / ${r.valItems}`,
+        pct(r.design.valFitness),
+        ...headline(r.test),
+        ...(locomo ? [pct(r.test.locomoF1)] : []),
+      ]),
+    };
+  });
+}

@@ -1,0 +1,168 @@
+import type { Bm25Options, Hit, LlmMessage } from '../../../sandbox/contract.ts';
+import type { HostTools, HostToolsOptions, ToolMeter } from '../sandbox-api.ts';
+import { countTokens, isStopword, stem, terms, tokenize } from '../../text/text.ts';
+import { getBm25Index, type SearchIndex } from './bm25-index.ts';
+import { LOCAL_EMBEDDING_DIM, LOCAL_EMBEDDING_MODEL, localEmbedding, normaliseVector } from './local-embedding.ts';
+
+export { bm25CacheStats, clearBm25Cache } from './bm25-index.ts';
+
+const DEFAULTS = {
+  llmTokensPerQuestion: 4000,
+  llmTokensPerStore: 200_000,
+  logMaxLines: 200,
+  logMaxChars: 500,
+  bm25MaxDocs: 200_000,
+};
+/** Indexes one sandbox may hold handles to (a design indexing in a loop fails instead of filling the host). */
+const MAX_HANDLES = 10_000;
+/** Completion tokens reserved for an llm call that does not say its maxTokens. */
+const DEFAULT_COMPLETION_TOKENS = 512;
+const MAX_EMBED_TEXTS = 20_000;
+
+function emptyMeter(): ToolMeter {
+  return { toolCalls: {}, log: [], logDropped: 0, llmTokens: { prompt: 0, completion: 0 }, bm25CacheHits: 0 };
+}
+
+/**
+ * Host capabilities for one sandbox. Sync tools run on the host thread while the isolate waits (~1 µs
+ * per crossing), so they are cheap enough to call per unit; `embed` and `llm` are async. After the
+ * current stage's deadline every tool throws, because isolated-vm's timeout cannot interrupt host code.
+ */
+export function createHostTools(options: HostToolsOptions = {}): HostTools {
+  const o = { ...DEFAULTS, ...stripUndefined(options) };
+  const handles: SearchIndex[] = [];
+  let meter = emptyMeter();
+  let deadline = Number.POSITIVE_INFINITY;
+  let scope = '';
+  /** LLM tokens spent (or reserved by calls in flight) in the current scope. */
+  let scopeTokens = 0;
+
+  const tick = (name: string): void => {
+    if (performance.now() > deadline) throw new Error(`tools.${name}: the stage is past its time limit`);
+    meter.toolCalls[name] = (meter.toolCalls[name] ?? 0) + 1;
+  };
+  const llmCap = (): number => (scope === 'store' ? o.llmTokensPerStore : o.llmTokensPerQuestion);
+
+  const embedder = options.embedder;
+  const llm = options.llm;
+
+  return {
+    embedModel: embedder?.model ?? LOCAL_EMBEDDING_MODEL,
+    embedDim: embedder?.dim ?? LOCAL_EMBEDDING_DIM,
+    llmAvailable: llm !== undefined,
+
+    bm25Index(docs: ReadonlyArray<{ id: string; text: string }>, bm25Options?: Bm25Options) {
+      tick('bm25.index');
+      if (!Array.isArray(docs)) throw new Error('bm25.index: docs must be an array of {id, text}');
+      if (docs.length > o.bm25MaxDocs) throw new Error(`bm25.index: ${docs.length} documents is over the ${o.bm25MaxDocs} limit`);
+      if (handles.length >= MAX_HANDLES)
+        throw new Error(
+          `bm25.index: more than ${MAX_HANDLES} indexes in one sandbox; build an index once in store and keep it in memory.state`,
+        );
+      for (const d of docs) {
+        if (typeof d?.id !== 'string' || typeof d.text !== 'string')
+          throw new Error('bm25.index: every doc needs a string id and a string text');
+      }
+      const { index, cached } = getBm25Index(docs, bm25Options);
+      if (cached) meter.bm25CacheHits += 1;
+      handles.push(index);
+      return { handle: handles.length - 1, size: index.size };
+    },
+
+    bm25Search(handle: number, query: string, k = 10): Hit[] {
+      tick('bm25.search');
+      const index = handles[handle];
+      if (!index) throw new Error('bm25.search: unknown index handle');
+      if (typeof query !== 'string') throw new Error('bm25.search: query must be a string');
+      return index.search(query, Number.isFinite(k) ? k : 10);
+    },
+
+    tokenize(text: string) {
+      tick('text.tokenize');
+      return tokenize(String(text));
+    },
+    stem(word: string) {
+      tick('text.stem');
+      return stem(String(word));
+    },
+    isStopword(word: string) {
+      tick('text.isStopword');
+      return isStopword(String(word));
+    },
+    terms(text: string) {
+      tick('text.terms');
+      return terms(String(text));
+    },
+    countTokens(text: string) {
+      tick('countTokens');
+      return countTokens(String(text));
+    },
+    log(message: string) {
+      tick('log');
+      if (meter.log.length < o.logMaxLines) meter.log.push(String(message).slice(0, o.logMaxChars));
+      else meter.logDropped += 1;
+    },
+
+    async embed(texts: string[]): Promise<number[][]> {
+      tick('embed');
+      if (!Array.isArray(texts) || texts.some((t) => typeof t !== 'string')) throw new Error('embed: texts must be an array of strings');
+      if (texts.length > MAX_EMBED_TEXTS)
+        throw new Error(`embed: ${texts.length} texts in one call is over the ${MAX_EMBED_TEXTS} limit; batch them`);
+      if (!embedder) return texts.map((t) => localEmbedding(t));
+      if (texts.length === 0) return [];
+      const vectors = await embedder.embed(texts);
+      if (!Array.isArray(vectors) || vectors.length !== texts.length) {
+        throw new Error(`embed: the embedder returned ${Array.isArray(vectors) ? vectors.length : 'no'} vectors for ${texts.length} texts`);
+      }
+      return vectors.map((v) => normaliseVector(v, embedder.dim));
+    },
+
+    async llm(messages: string | LlmMessage[], llmOptions: { maxTokens?: number; temperature?: number } = {}): Promise<string> {
+      tick('llm');
+      if (!llm) throw new Error('tools.llm is not available (no model configured); check tools.llm.available first');
+      const list: LlmMessage[] = typeof messages === 'string' ? [{ role: 'user', content: messages }] : messages;
+      const callScope = scope;
+      const promptEstimate = list.reduce((n, m) => n + countTokens(m.content) + 4, 0);
+      const cap = llmCap();
+      const remaining = cap - scopeTokens - promptEstimate;
+      if (remaining <= 0)
+        throw new Error(`tools.llm: the budget of ${cap} tokens for this ${callScope === 'store' ? 'store' : 'question'} is spent`);
+      const maxTokens = Math.max(1, Math.min(remaining, llmOptions.maxTokens ?? DEFAULT_COMPLETION_TOKENS));
+      const reserved = promptEstimate + maxTokens;
+      scopeTokens += reserved;
+      const callMeter = meter;
+      try {
+        const reply = await llm(list, { ...llmOptions, maxTokens });
+        callMeter.llmTokens.prompt += reply.promptTokens;
+        callMeter.llmTokens.completion += reply.completionTokens;
+        if (scope === callScope) scopeTokens += reply.promptTokens + reply.completionTokens - reserved;
+        return reply.text;
+      } catch (error) {
+        if (scope === callScope) scopeTokens -= reserved;
+        throw error;
+      }
+    },
+
+    beginCall(nextScope: string, nextDeadline: number) {
+      if (nextScope !== scope) scopeTokens = 0;
+      scope = nextScope;
+      deadline = nextDeadline;
+      meter = emptyMeter();
+    },
+
+    endCall(): ToolMeter {
+      const done = meter;
+      meter = emptyMeter();
+      deadline = Number.POSITIVE_INFINITY;
+      return done;
+    },
+
+    dispose() {
+      handles.length = 0;
+    },
+  };
+}
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

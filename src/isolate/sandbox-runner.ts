@@ -1,0 +1,290 @@
+import ivm from 'isolated-vm';
+import { z } from 'zod';
+import type { Budget, Hit, Question, SourceRecord } from '../../sandbox/contract.ts';
+import { PRELUDE_JS } from '../../sandbox/prelude.ts';
+import {
+  DEFAULT_SANDBOX_LIMITS,
+  type CompiledProgram,
+  type ContextOutcome,
+  type CreateSandboxResult,
+  type FailureKind,
+  type HostTools,
+  type Sandbox,
+  type SandboxLimits,
+  type StageFailure,
+  type StageResult,
+  type StoreSummary,
+  type ToolMeter,
+  type UnitProvenance,
+} from './sandbox-api.ts';
+import { fitToBudget } from './host-tools/text-budget.ts';
+
+type Op = 'store' | 'retrieve' | 'context' | 'units';
+type Stage = StageFailure['stage'];
+
+// The prelude validates in the isolate; these re-check on the host, which is the side we trust.
+const HitsSchema = z.array(z.object({ unit: z.string().min(1), score: z.number().refine(Number.isFinite) }));
+const ContextSchema = z.object({ text: z.string(), units: z.array(z.string()) });
+const StoreSchema = z.object({ units: z.number().int().nonnegative(), textChars: z.number().int().nonnegative() });
+const UnitsSchema = z.array(
+  z.object({
+    id: z.string().min(1),
+    sources: z.array(z.string()),
+    time: z.string().optional(),
+    textLength: z.number().int().nonnegative(),
+  }),
+);
+
+const EMPTY_METER: ToolMeter = { toolCalls: {}, log: [], logDropped: 0, llmTokens: { prompt: 0, completion: 0 }, bm25CacheHits: 0 };
+
+/**
+ * Loads a compiled design into a fresh isolate with the prelude and the host tools. Nothing the design
+ * does makes this throw: a design that fails to load comes back as `{ok: false, failure}` (stage
+ * 'compile'). The caller owns `hostTools` (dispose it after the sandbox if it is not reused).
+ */
+export async function createSandbox(
+  program: CompiledProgram,
+  hostTools: HostTools,
+  limits: Partial<SandboxLimits> = {},
+): Promise<CreateSandboxResult> {
+  const started = performance.now();
+  const L: SandboxLimits = { ...DEFAULT_SANDBOX_LIMITS, ...stripUndefined(limits) };
+  const isolate = new ivm.Isolate({ memoryLimit: L.memoryMb });
+  const loadFailure = (kind: FailureKind, message: string): CreateSandboxResult => {
+    if (!isolate.isDisposed) isolate.dispose();
+    return { ok: false, failure: { stage: 'compile', kind, message }, ms: performance.now() - started };
+  };
+  let call: ivm.Reference<(op: Op, arg: string) => string>;
+  let awaitPending: ivm.Reference<() => string | Promise<string>>;
+  try {
+    const context = isolate.createContextSync();
+    installHostTools(context.global, hostTools, L);
+    const preludeScript = isolate.compileScriptSync(PRELUDE_JS, { filename: 'memsteer:prelude.js' });
+    const api = preludeScript.runSync(context, { reference: true, timeout: 2000 }) as ivm.Reference<Record<string, unknown>>;
+    call = api.getSync('call', { reference: true }) as typeof call;
+    awaitPending = api.getSync('awaitPending', { reference: true }) as typeof awaitPending;
+    const load = api.getSync('load', { reference: true }) as ivm.Reference<() => string>;
+    api.release();
+    let designScript: ivm.Script;
+    try {
+      designScript = isolate.compileScriptSync(program.js, { filename: `design:${program.fileName}` });
+    } catch (error) {
+      return loadFailure('throw', `the compiled design does not parse: ${messageOf(error)}`);
+    }
+    designScript.runSync(context, { timeout: wholeMs(L.callTimeoutMs) });
+    designScript.release();
+    const loaded = load.applySync(undefined, [], { timeout: wholeMs(L.callTimeoutMs) });
+    load.release();
+    if (loaded[0] !== 'R') return loadFailure(loaded[0] === 'M' ? 'malformed' : 'throw', loaded.slice(1));
+  } catch (error) {
+    const { kind, message } = classify(error, isolate, false);
+    // A throw at the design's top level keeps its error name, as stage throws do.
+    return loadFailure(kind, kind === 'throw' && error instanceof Error ? `${error.name}: ${message}` : `loading the design: ${message}`);
+  }
+  const sandbox = new IsolateSandbox(isolate, call, awaitPending, hostTools, L);
+  return { ok: true, sandbox, ms: performance.now() - started };
+}
+
+/** Installs the `__h_*` globals the prelude picks up (and deletes) when it runs. */
+function installHostTools(global: ivm.Reference<Record<string, unknown>>, tools: HostTools, L: SandboxLimits): void {
+  const config = {
+    seed: L.seed,
+    now: L.now,
+    maxResultChars: L.maxResultChars,
+    embedModel: tools.embedModel,
+    embedDim: tools.embedDim,
+    llmAvailable: tools.llmAvailable,
+  };
+  global.setSync('__h_config', new ivm.ExternalCopy(config).copyInto());
+  global.setSync('__h_bm25Index', new ivm.Callback((docs: Array<{ id: string; text: string }>, o: object) => tools.bm25Index(docs, o)));
+  global.setSync('__h_bm25Search', new ivm.Callback((handle: number, query: string, k: number) => tools.bm25Search(handle, query, k)));
+  global.setSync('__h_tokenize', new ivm.Callback((text: string) => tools.tokenize(text)));
+  global.setSync('__h_stem', new ivm.Callback((word: string) => tools.stem(word)));
+  global.setSync('__h_isStopword', new ivm.Callback((word: string) => tools.isStopword(word)));
+  global.setSync('__h_terms', new ivm.Callback((text: string) => tools.terms(text)));
+  global.setSync('__h_countTokens', new ivm.Callback((text: string) => tools.countTokens(text)));
+  global.setSync('__h_log', new ivm.Callback((message: string) => tools.log(message)));
+  // ivm.Callback cannot hand a promise back; a Reference applied with {result: {promise: true}} can.
+  global.setSync('__h_embed', new ivm.Reference((texts: string[]) => handled(tools.embed(texts))));
+  global.setSync(
+    '__h_llm',
+    new ivm.Reference((messages: Parameters<HostTools['llm']>[0], o: Parameters<HostTools['llm']>[1]) => handled(tools.llm(messages, o))),
+  );
+}
+
+/**
+ * isolated-vm subscribes to a returned promise only after a tick, so a promise that is already rejected
+ * would be reported by Node as an unhandled rejection; the isolate still receives the rejection.
+ */
+function handled<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => undefined);
+  return promise;
+}
+
+class IsolateSandbox implements Sandbox {
+  #isolate: ivm.Isolate;
+  #call: ivm.Reference<(op: Op, arg: string) => string>;
+  #await: ivm.Reference<() => string | Promise<string>>;
+  #tools: HostTools;
+  #limits: SandboxLimits;
+  #deadReason: string | null = null;
+  #busy = false;
+
+  constructor(
+    isolate: ivm.Isolate,
+    call: ivm.Reference<(op: Op, arg: string) => string>,
+    awaitPending: ivm.Reference<() => string | Promise<string>>,
+    tools: HostTools,
+    limits: SandboxLimits,
+  ) {
+    this.#isolate = isolate;
+    this.#call = call;
+    this.#await = awaitPending;
+    this.#tools = tools;
+    this.#limits = limits;
+  }
+
+  get alive(): boolean {
+    return this.#deadReason === null && !this.#isolate.isDisposed;
+  }
+
+  store(records: SourceRecord[]): Promise<StageResult<StoreSummary>> {
+    return this.#run('store', 'store', 'store', JSON.stringify(records), StoreSchema);
+  }
+
+  memoryUnits(): Promise<StageResult<UnitProvenance[]>> {
+    return this.#run('units', 'store', 'units', '', UnitsSchema);
+  }
+
+  retrieve(question: Question): Promise<StageResult<Hit[]>> {
+    return this.#run('retrieve', 'retrieve', `q:${question.id}`, JSON.stringify({ q: question }), HitsSchema);
+  }
+
+  async context(question: Question, hits: Hit[], budget: Budget): Promise<StageResult<ContextOutcome>> {
+    const r = await this.#run('context', 'context', `q:${question.id}`, JSON.stringify({ q: question, hits, budget }), ContextSchema);
+    if (!r.ok) return r;
+    const fitted = fitToBudget(r.value.text, budget.tokens);
+    const value: ContextOutcome = { text: fitted.text, units: r.value.units, tokens: fitted.tokens };
+    if (fitted.truncatedFrom !== undefined) value.truncatedFrom = fitted.truncatedFrom;
+    return { ...r, value };
+  }
+
+  heapUsed(): number | null {
+    if (!this.alive) return null;
+    try {
+      return this.#isolate.getHeapStatisticsSync().used_heap_size;
+    } catch {
+      return null;
+    }
+  }
+
+  dispose(): void {
+    this.#deadReason ??= 'the sandbox was disposed';
+    this.#call.release();
+    this.#await.release();
+    if (!this.#isolate.isDisposed) this.#isolate.dispose();
+  }
+
+  /**
+   * One stage call. The sync path (a stage that returns a value) is a single applySync; only a stage that
+   * returns a promise pays for the async round trip, under a host-side watchdog that disposes the isolate
+   * when the awaited part overruns (isolated-vm's own timeout does not cover it).
+   */
+  async #run<T>(op: Op, stage: Stage, scope: string, arg: string, schema: z.ZodType<T>): Promise<StageResult<T>> {
+    const started = performance.now();
+    const fail = (kind: FailureKind, message: string, meter: ToolMeter = EMPTY_METER): StageResult<T> => ({
+      ok: false,
+      failure: { stage, kind, message },
+      ...meter,
+      ms: performance.now() - started,
+    });
+    if (!this.alive) return fail('crash', `${this.#deadReason ?? 'the isolate is gone'}; create a new sandbox`);
+    if (this.#busy) return fail('crash', 'sandbox calls overlapped; await each call before the next');
+    this.#busy = true;
+    // isolated-vm wants whole milliseconds (a 32-bit integer).
+    const timeout = wholeMs(op === 'store' ? this.#limits.storeTimeoutMs : this.#limits.callTimeoutMs);
+    this.#tools.beginCall(scope, started + timeout);
+    let encoded: string;
+    let watchdogFired = false;
+    try {
+      encoded = this.#call.applySync(undefined, [op, arg], { timeout });
+      if (encoded === 'P') {
+        const remaining = wholeMs(timeout - (performance.now() - started));
+        let timer: NodeJS.Timeout | undefined;
+        const watchdog = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => {
+            watchdogFired = true;
+            if (!this.#isolate.isDisposed) this.#isolate.dispose();
+            reject(new Error(`the stage did not settle within ${timeout} ms`));
+          }, remaining);
+        });
+        const settled = this.#await.apply(undefined, [], { result: { promise: true }, timeout: remaining }) as Promise<string>;
+        settled.catch(() => undefined); // after a watchdog dispose it rejects too; the race already has the answer
+        try {
+          encoded = await Promise.race([settled, watchdog]);
+        } finally {
+          clearTimeout(timer);
+        }
+      }
+    } catch (error) {
+      const meter = this.#tools.endCall();
+      this.#busy = false;
+      const { kind, message } = classify(error, this.#isolate, watchdogFired);
+      if (kind === 'memory' || kind === 'crash' || this.#isolate.isDisposed) {
+        this.#deadReason = `the isolate was disposed after a ${kind} failure in ${stage}`;
+      }
+      return fail(kind, message, meter);
+    }
+    const meter = this.#tools.endCall();
+    this.#busy = false;
+    const elapsed = performance.now() - started;
+    const tag = encoded[0];
+    const body = encoded.slice(1);
+    if (tag === 'E') {
+      // A tool refusing work past the deadline surfaces as a throw; it is still the time limit's doing.
+      if (elapsed > timeout) return fail('timeout', body, meter);
+      // The allocator refusing an ArrayBuffer, or V8 refusing a longer string, is the memory limit speaking.
+      if (OUT_OF_MEMORY_THROWS.test(body)) return fail('memory', body, meter);
+      return fail('throw', body, meter);
+    }
+    if (tag === 'M') return fail('malformed', body, meter);
+    if (tag !== 'R') return fail('crash', `unexpected reply from the prelude: ${encoded.slice(0, 80)}`, meter);
+    let json: unknown;
+    try {
+      json = JSON.parse(body);
+    } catch {
+      return fail('malformed', 'the result is not valid JSON', meter);
+    }
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) return fail('malformed', `result shape: ${parsed.error.issues[0]?.message ?? 'invalid'}`, meter);
+    return { ok: true, value: parsed.data, ...meter, ms: performance.now() - started };
+  }
+}
+
+/** Maps what isolated-vm threw to a failure kind. */
+function classify(error: unknown, isolate: ivm.Isolate, watchdogFired: boolean): { kind: FailureKind; message: string } {
+  const message = messageOf(error);
+  if (watchdogFired) return { kind: 'timeout', message: `${message} (the isolate was disposed by the watchdog)` };
+  if (/memory limit/i.test(message) || /allocation failed|out of memory/i.test(message)) {
+    return { kind: 'memory', message };
+  }
+  if (/Script execution timed out/i.test(message)) return { kind: 'timeout', message };
+  if (isolate.isDisposed) return { kind: 'crash', message };
+  return { kind: 'throw', message };
+}
+
+const OUT_OF_MEMORY_THROWS =
+  /^RangeError: (Array buffer allocation failed|Invalid string length|Invalid array length|Invalid typed array length)/;
+
+function wholeMs(ms: number): number {
+  return Math.min(2 ** 31 - 1, Math.max(1, Math.ceil(ms)));
+}
+
+function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
+}
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,25 @@
+import type { RecordGraph } from '../record-graph.ts';
+import type { Postings } from './cues.ts';
+import type { TextFact } from './facts.ts';
+import type { whoAt } from './speakers.ts';
+
+/** What the templates read: the graph, a term index, facts per record, and who is who. */
+export interface RuleContext {
+  graph: RecordGraph;
+  postings: Postings;
+  facts(index: number): TextFact[];
+  /** Lower-cased speaker names (never cues, never entity answers). */
+  speakers: ReadonlySet<string>;
+  /** Stems of the speaker names. */
+  speakerStems: ReadonlySet<string>;
+  /** True when turns have more than one named speaker (who-said questions make sense). */
+  multiSpeaker: boolean;
+  /** True when `who` (as {@link whoAt} names them) said words with every stem of `stems` in record `index`. */
+  saidBy(index: number, who: string, stems: readonly string[]): boolean;
+  /** True when the history's records are short (chat turns of a sentence or two, under ~40 words on average). */
+  shortRecords: boolean;
+  /** Whether the history uses a word as a noun-phrase head or modifier (see nounUsage). */
+  nounUsage(lower: string): 'head' | 'modifier' | undefined;
+  /** The title of the document a section belongs to (its first section's title). */
+  documentTitle(index: number): string | undefined;
+}

@@ -1,0 +1,223 @@
+/**
+ * Explicit calendar-date expressions: finding them in text, parsing a whole answer as one date, formatting and
+ * day arithmetic. Shared by answer matching (date answers) and the extractive reader ('when' questions).
+ * Only absolute dates are parsed here; relative phrases ("last week") are the reader's business, because
+ * they need the date of the turn they were said in.
+ */
+
+/** A calendar date at year, month or day precision. */
+export interface CalendarDate {
+  year: number;
+  month?: number;
+  day?: number;
+}
+
+/** One explicit date mention: where it is in the text and what it denotes. */
+export interface DateMention {
+  date: CalendarDate;
+  start: number;
+  end: number;
+  text: string;
+}
+
+export const MONTH_NAMES = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+] as const;
+
+export const WEEKDAY_NAMES = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'] as const;
+
+const MONTHS: Record<string, number> = {
+  january: 1,
+  jan: 1,
+  february: 2,
+  feb: 2,
+  march: 3,
+  mar: 3,
+  april: 4,
+  apr: 4,
+  may: 5,
+  june: 6,
+  jun: 6,
+  july: 7,
+  jul: 7,
+  august: 8,
+  aug: 8,
+  september: 9,
+  sep: 9,
+  sept: 9,
+  october: 10,
+  oct: 10,
+  november: 11,
+  nov: 11,
+  december: 12,
+  dec: 12,
+};
+
+/** Month number (1–12) of a month name or abbreviation, else undefined. */
+export function monthNumber(word: string): number | undefined {
+  return MONTHS[word.toLowerCase().replace(/\.$/, '')];
+}
+
+const MONTH_RE =
+  '(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\\.?';
+const DAY_RE = '(\\d{1,2})(?:st|nd|rd|th)?';
+const YEAR_RE = '(\\d{4})';
+// A word boundary that also holds next to non-ASCII letters.
+const B0 = '(?<![\\p{L}\\p{N}])';
+const B1 = '(?![\\p{L}\\p{N}])';
+
+interface Pattern {
+  re: RegExp;
+  build(m: RegExpExecArray): CalendarDate | null;
+}
+
+const PATTERNS: Pattern[] = [
+  {
+    // 2023-05-08, 2023/05/08, with an optional time part.
+    re: new RegExp(
+      `${B0}(\\d{4})[-/](\\d{1,2})[-/](\\d{1,2})(?:[T ]\\d{1,2}:\\d{2}(?::\\d{2}(?:\\.\\d+)?)?(?:Z|[+-]\\d{2}:?\\d{2})?)?${B1}`,
+      'giu',
+    ),
+    build: (m) => ymd(+m[1]!, +m[2]!, +m[3]!),
+  },
+  {
+    // 8 May 2023, 8th of May, 2023, 8 May, 2023
+    re: new RegExp(`${B0}${DAY_RE}(?:\\s+of)?\\s+${MONTH_RE},?\\s+${YEAR_RE}${B1}`, 'giu'),
+    build: (m) => ymd(+m[3]!, monthNumber(m[2]!) ?? 0, +m[1]!),
+  },
+  {
+    // May 8, 2023, May 8th 2023
+    re: new RegExp(`${B0}${MONTH_RE}\\s+${DAY_RE},?\\s+${YEAR_RE}${B1}`, 'giu'),
+    build: (m) => ymd(+m[3]!, monthNumber(m[1]!) ?? 0, +m[2]!),
+  },
+  {
+    // 5/8/2023 or 8.5.2023: only when the day/month order is unambiguous (one part > 12, or both equal).
+    re: new RegExp(`${B0}(\\d{1,2})[/.](\\d{1,2})[/.](\\d{4})${B1}`, 'gu'),
+    build: (m) => {
+      const a = +m[1]!,
+        b = +m[2]!,
+        y = +m[3]!;
+      if (a === b) return ymd(y, a, b);
+      if (a > 12 && b <= 12) return ymd(y, b, a);
+      if (b > 12 && a <= 12) return ymd(y, a, b);
+      return null;
+    },
+  },
+  {
+    // May 2023, May, 2023
+    re: new RegExp(`${B0}${MONTH_RE},?\\s+${YEAR_RE}${B1}`, 'giu'),
+    build: (m) => {
+      const month = monthNumber(m[1]!);
+      return month ? { year: +m[2]!, month } : null;
+    },
+  },
+  {
+    // A bare year (1900–2099).
+    re: new RegExp(`${B0}((?:19|20)\\d{2})${B1}`, 'gu'),
+    build: (m) => ({ year: +m[1]! }),
+  },
+];
+
+function daysInMonth(year: number, month: number): number {
+  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
+function ymd(year: number, month: number, day: number): CalendarDate | null {
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
+  return { year, month, day };
+}
+
+/** Every explicit date in `text`, left to right; overlapping matches resolve to the longest (most precise). */
+export function findDates(text: string): DateMention[] {
+  const found: DateMention[] = [];
+  for (const p of PATTERNS) {
+    p.re.lastIndex = 0;
+    for (let m = p.re.exec(text); m; m = p.re.exec(text)) {
+      const date = p.build(m);
+      if (date) found.push({ date, start: m.index, end: m.index + m[0].length, text: m[0] });
+    }
+  }
+  found.sort((a, b) => a.start - b.start || b.end - b.start - (a.end - a.start));
+  const out: DateMention[] = [];
+  for (const f of found) {
+    const last = out[out.length - 1];
+    if (last && f.start < last.end) {
+      if (f.end - f.start > last.end - last.start) out[out.length - 1] = f;
+      continue;
+    }
+    out.push(f);
+  }
+  return out;
+}
+
+const WEEKDAY_PREFIX = /^(?:(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?\.?,?\s+)/i;
+// "1:56 pm on 8 May, 2023" is how LoCoMo stamps sessions.
+const TIME_PREFIX = /^\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)?\s+on\s+/i;
+
+/**
+ * The date an answer denotes when the whole answer is one explicit date ("8 May 2023", "May 8, 2023",
+ * "2023-05-08", "May 2023", "2023"), else null. Relative phrases ("the week before 9 June 2023") are not dates.
+ */
+export function parseExactDate(text: string): CalendarDate | null {
+  let s = text
+    .trim()
+    .replace(/[.!]+$/, '')
+    .trim();
+  s = s
+    .replace(/^(?:on|in|at)\s+/i, '')
+    .replace(TIME_PREFIX, '')
+    .replace(WEEKDAY_PREFIX, '')
+    .replace(/^the\s+/i, '');
+  const mentions = findDates(s);
+  if (mentions.length !== 1) return null;
+  const m = mentions[0]!;
+  const rest = (s.slice(0, m.start) + s.slice(m.end)).replace(/[\s,.;:()]+/g, '');
+  return rest === '' ? m.date : null;
+}
+
+/** "8 May 2023", "May 2023" or "2023", as LoCoMo writes dates. */
+export function formatDate(d: CalendarDate): string {
+  if (d.month === undefined) return String(d.year);
+  const month = MONTH_NAMES[d.month - 1]!;
+  return d.day === undefined ? `${month} ${d.year}` : `${d.day} ${month} ${d.year}`;
+}
+
+/** "2023-05-08", "2023-05" or "2023". */
+export function isoDate(d: CalendarDate): string {
+  const p2 = (n: number) => String(n).padStart(2, '0');
+  if (d.month === undefined) return String(d.year);
+  return d.day === undefined ? `${d.year}-${p2(d.month)}` : `${d.year}-${p2(d.month)}-${p2(d.day)}`;
+}
+
+/** Same calendar date at the same precision. */
+export function sameDate(a: CalendarDate, b: CalendarDate): boolean {
+  return a.year === b.year && a.month === b.month && a.day === b.day;
+}
+
+/** A day-precision date moved by `days` (negative: earlier). */
+export function addDays(d: CalendarDate, days: number): CalendarDate {
+  const t = new Date(Date.UTC(d.year, (d.month ?? 1) - 1, d.day ?? 1) + days * 86_400_000);
+  return { year: t.getUTCFullYear(), month: t.getUTCMonth() + 1, day: t.getUTCDate() };
+}
+
+/** A month-precision date moved by `months`. */
+export function addMonths(d: CalendarDate, months: number): CalendarDate {
+  const index = d.year * 12 + (d.month ?? 1) - 1 + months;
+  return { year: Math.floor(index / 12), month: (index % 12) + 1 };
+}
+
+/** 0 = Sunday … 6 = Saturday, for a day-precision date. */
+export function weekday(d: CalendarDate): number {
+  return new Date(Date.UTC(d.year, (d.month ?? 1) - 1, d.day ?? 1)).getUTCDay();
+}
