@@ -99,7 +99,7 @@ function inProcessTools(host: HostTools): Tools {
         return { size: r.size, search: (q, k = 10) => host.bm25Search(r.handle, q, k) };
       },
     },
-    text: { tokenize: host.tokenize, stem: host.stem, isStopword: host.isStopword, terms: host.terms },
+    text: { tokenize: host.tokenize, stem: host.stem, isStopword: host.isStopword, terms: host.terms, dates: host.dates },
     embed: { dim: host.embedDim, model: host.embedModel, embed: host.embed },
     llm: { available: false, complete: (m, o) => host.llm(m, o) },
     countTokens: host.countTokens,

@@ -102,6 +102,17 @@ export interface LlmTool {
   complete(messages: string | LlmMessage[], options?: { maxTokens?: number; temperature?: number }): Promise<string>;
 }
 
+/** A date mention found by `tools.text.dates`. */
+export interface DateMention {
+  /** The mention as written, e.g. `last Saturday`. */
+  text: string;
+  /** Offsets of the mention in the input (`end` exclusive). */
+  start: number;
+  end: number;
+  /** `YYYY-MM-DD`; `YYYY-MM` or `YYYY` when the text names only a month ("next month") or a year ("in 2019"). */
+  date: string;
+}
+
 export interface TextTool {
   /** Lower-cased word tokens (letters, digits, inner apostrophes and hyphens). */
   tokenize(text: string): string[];
@@ -110,6 +121,13 @@ export interface TextTool {
   isStopword(word: string): boolean;
   /** tokenize → drop stopwords → stem: the terms BM25 indexes by default. */
   terms(text: string): string[];
+  /**
+   * Date mentions in `text`, left to right (English; chrono-node on the host). With `reference`, an ISO date or
+   * date-time such as the record's own `time`, relative phrases resolve against it: "yesterday", "last Saturday",
+   * "two weeks ago", "next month", "May 8". Without it only dates the text fixes itself ("8 May 2023", "2019").
+   * Numeric dates whose day/month order is ambiguous (5/8/2023) are not read as dates. Throws on a malformed reference.
+   */
+  dates(text: string, reference?: string): DateMention[];
 }
 
 export interface EmbedTool {

@@ -27,10 +27,10 @@ var cfg = G.__h_config;
 var h = {
   bm25Index: G.__h_bm25Index, bm25Search: G.__h_bm25Search,
   tokenize: G.__h_tokenize, stem: G.__h_stem, isStopword: G.__h_isStopword, terms: G.__h_terms,
-  countTokens: G.__h_countTokens, log: G.__h_log, embed: G.__h_embed, llm: G.__h_llm
+  countTokens: G.__h_countTokens, log: G.__h_log, embed: G.__h_embed, llm: G.__h_llm, dates: G.__h_dates
 };
 var hostNames = ['__h_config', '__h_bm25Index', '__h_bm25Search', '__h_tokenize', '__h_stem', '__h_isStopword',
-  '__h_terms', '__h_countTokens', '__h_log', '__h_embed', '__h_llm'];
+  '__h_terms', '__h_countTokens', '__h_log', '__h_embed', '__h_llm', '__h_dates'];
 for (var i = 0; i < hostNames.length; i++) delete G[hostNames[i]];
 
 // Built-ins captured before design code can replace them.
@@ -164,7 +164,10 @@ var tools = ObjectFreeze({
     tokenize: function tokenize(text) { return h.tokenize(str(text, 'text.tokenize')); },
     stem: function stem(word) { return h.stem(str(word, 'text.stem')); },
     isStopword: function isStopword(word) { return h.isStopword(str(word, 'text.isStopword')); },
-    terms: function terms(text) { return h.terms(str(text, 'text.terms')); }
+    terms: function terms(text) { return h.terms(str(text, 'text.terms')); },
+    dates: function dates(text, reference) {
+      return h.dates(str(text, 'text.dates'), reference === undefined ? undefined : str(reference, 'text.dates'));
+    }
   }),
   embed: ObjectFreeze({
     dim: cfg.embedDim,

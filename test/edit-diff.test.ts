@@ -46,4 +46,20 @@ describe('diffSources', () => {
     expect(diffSources('', 'x\n')).toBe(['--- a', '+++ b', '@@ -0,0 +1,1 @@', '+x', ''].join('\n'));
     expect(diffSources('x\n', '')).toBe(['--- a', '+++ b', '@@ -1,1 +0,0 @@', '-x', ''].join('\n'));
   });
+
+  it('shows the changed middle as replaced when the edits exceed maxEdits', () => {
+    const a = lines(10);
+    const b = lines(10, (i) => (i === 4 || i === 6 ? `new ${i}` : `line ${i}`));
+    expect(diffSources(a, b, { context: 1 })).toContain('@@ -3,5 +3,5 @@\n line 3\n-line 4\n+new 4\n line 5\n-line 6\n');
+    expect(diffSources('x\ny\n', 'x\nq\ny\n', { context: 0 })).toContain('@@ -1,0 +2,1 @@\n+q\n');
+    expect(diffSources('x\nq\ny\n', 'x\ny\n', { context: 0 })).toContain('@@ -2,1 +1,0 @@\n-q\n');
+    expect(diffSources('x\n', 'y\n', { maxEdits: 1 })).toBe(['--- a', '+++ b', '@@ -1,1 +1,1 @@', '-x', '+y', ''].join('\n'));
+    expect(diffSources('', 'y\n', { maxEdits: 0 })).toBe(['--- a', '+++ b', '@@ -0,0 +1,1 @@', '+y', ''].join('\n'));
+    expect(diffSources(a, b, { context: 1, maxEdits: 2 })).toBe(
+      ['--- a', '+++ b', '@@ -3,5 +3,5 @@', ' line 3', '-line 4', '-line 5', '-line 6', '+new 4', '+line 5', '+new 6', ' line 7', ''].join(
+        '\n',
+      ),
+    );
+    expect(diffSources('x', 'x\n')).toBe('');
+  });
 });

@@ -40,6 +40,14 @@ describe('memsteer inspect (fixtures)', () => {
     expect(r.out).toContain('9 references, 6 resolved');
     expect(r.out).toContain('turn 9 is past the end of session 2 (2 turns)');
   });
+  it('resolves range and punctuated evidence references of a LoCoMo-layout file', async () => {
+    const s = await inspectJson(`locomo:${resolve(FIX, 'locomo-ranges.json')}`);
+    expect(s.total.evidence).toMatchObject({ refs: 10, resolved: 8, unresolved: 2, approximate: 2 });
+    expect(s.total.evidence.unresolvedList.map((u) => u.ref)).toEqual(['D3:2-D3:9', 'D3:3-D3:1']);
+    const table = await inspect(`locomo:${resolve(FIX, 'locomo-ranges.json')}`);
+    expect(table.out).toContain('10 references, 8 resolved');
+    expect(table.out).toContain("range 'D3:2-D3:9': turn 9 is past the end of session 3 (3 turns)");
+  });
   it('reports bad input as one line with the error code and exit 1', async () => {
     const path = resolve(FIX, 'bad-json.jsonl');
     const r = await inspect(`jsonl:${path}`);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadHistories } from '../src/history/load.ts';
-import { normaliseDiaId, splitLocomoEvidence, LOCOMO_UNANSWERABLE } from '../src/history/loaders/locomo.ts';
+import { normaliseDiaId, parseDiaRange, splitLocomoEvidence, LOCOMO_UNANSWERABLE } from '../src/history/loaders/locomo.ts';
 import { parseLocomoDateTime, parseLongMemEvalDate, isDateAnswer } from '../src/text/dataset-dates.ts';
 import { inferAnswerType } from '../src/history/answer-type.ts';
 
@@ -43,6 +43,18 @@ describe('LoCoMo evidence ids', () => {
     expect(normaliseDiaId('D:11:26')).toBe('D11:26');
     expect(normaliseDiaId('D')).toBeUndefined();
   });
+  it('keeps ranges whole, splits lists of them and strips stray punctuation', () => {
+    expect(splitLocomoEvidence('D12:3-D12:5')).toEqual(['D12:3-D12:5']);
+    expect(splitLocomoEvidence('D12:11-D12:14;D13:25-D13:33')).toEqual(['D12:11-D12:14', 'D13:25-D13:33']);
+    expect(splitLocomoEvidence('D2:3 - D2:4, D3:2 – D3:3')).toEqual(['D2:3-D2:4', 'D3:2-D3:3']);
+    expect(splitLocomoEvidence('D5:3.')).toEqual(['D5:3']);
+    expect(splitLocomoEvidence('(D5:3); .')).toEqual(['D5:3']);
+    expect(parseDiaRange('D12:3-D12:05')).toEqual(['D12:3', 'D12:5']);
+    expect(parseDiaRange('D12:3-5')).toEqual(['D12:3', 'D12:5']);
+    expect(parseDiaRange('D12:30-D13:2')).toEqual(['D12:30', 'D13:2']);
+    expect(parseDiaRange('D12:3')).toBeUndefined();
+    expect(parseDiaRange('D12:3-X')).toBeUndefined();
+  });
 });
 
 describe('LoCoMo loader', () => {
@@ -80,6 +92,25 @@ describe('LoCoMo loader', () => {
       { qa: 'conv-1:q2', ref: 'D', reason: "'D' is not a dia_id (expected D<session>:<turn>)" },
       { qa: 'conv-1:q2', ref: 'D2:9', reason: 'turn 9 is past the end of session 2 (2 turns)' },
       { qa: 'conv-1:q2', ref: 'D7:1', reason: 'session 7 does not exist' },
+    ]);
+  });
+  it('expands ranges within and across sessions and lists what still cannot resolve', async () => {
+    const [h] = await loadHistories(`locomo:${resolve(FIX, 'locomo-ranges.json')}`);
+    const ev = h!.qa.map((q) => q.evidence.map((e) => e.record));
+    expect(ev).toEqual([
+      ['D1:1'],
+      ['D2:3', 'D2:4'],
+      ['D2:1', 'D2:2', 'D3:1'],
+      // D1:3-D2:2: the rest of session 1, then the start of session 2.
+      ['D1:3', 'D2:1', 'D2:2'],
+      ['D2:3', 'D2:4', 'D3:2', 'D3:3'],
+      ['D3:1'],
+    ]);
+    expect(h!.qa.map((q) => q.meta?.evidenceRefs)).toEqual([1, 1, 2, 1, 2, 3]);
+    expect(h!.qa.map((q) => q.meta?.evidenceApproximate)).toEqual([1, undefined, undefined, undefined, undefined, 1]);
+    expect(h!.unresolvedEvidence).toEqual([
+      { qa: 'conv-r:q5', ref: 'D3:2-D3:9', reason: "range 'D3:2-D3:9': turn 9 is past the end of session 3 (3 turns)" },
+      { qa: 'conv-r:q5', ref: 'D3:3-D3:1', reason: "range 'D3:3-D3:1' ends before it starts" },
     ]);
   });
 });

@@ -30,6 +30,7 @@ export function toolsFromHost(h: HostTools): Tools {
       stem: (w) => h.stem(w),
       isStopword: (w) => h.isStopword(w),
       terms: (t) => h.terms(t),
+      dates: (t, r) => h.dates(t, r),
     },
     embed: { dim: h.embedDim, model: h.embedModel, embed: (texts) => h.embed(texts) },
     llm: { available: h.llmAvailable, complete: (m, o) => h.llm(m, o) },

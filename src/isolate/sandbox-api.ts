@@ -29,7 +29,7 @@
  * 'memory'; isolate gone, overlapping calls, call after dispose → 'crash'; design fails to load →
  * stage 'compile'. 'budget' is never produced: an over-budget context is truncated (ContextOutcome.truncatedFrom).
  */
-import type { Bm25Options, Budget, Hit, LlmMessage, Question, SourceRecord } from '../../sandbox/contract.ts';
+import type { Bm25Options, Budget, DateMention, Hit, LlmMessage, Question, SourceRecord } from '../../sandbox/contract.ts';
 
 /** Why a stage failed. `crash` means the sandbox process died (its reason recorded by the pool). */
 export type FailureKind = 'throw' | 'timeout' | 'memory' | 'malformed' | 'crash' | 'compile' | 'budget';
@@ -117,7 +117,7 @@ export interface HostToolsOptions {
 /** What one stage call used, reported with its result. */
 export interface ToolMeter {
   /** Calls by tool name: `bm25.index`, `bm25.search`, `text.tokenize`, `text.stem`, `text.isStopword`,
-   *  `text.terms`, `embed`, `llm`, `countTokens`, `log`. */
+   *  `text.terms`, `text.dates`, `embed`, `llm`, `countTokens`, `log`. */
   toolCalls: Record<string, number>;
   /** Lines the design logged (capped) and how many were dropped past the cap. */
   log: string[];
@@ -143,6 +143,8 @@ export interface HostTools {
   stem(word: string): string;
   isStopword(word: string): boolean;
   terms(text: string): string[];
+  /** Date mentions in `text`, relative ones resolved against `reference` (an ISO date) when given. */
+  dates(text: string, reference?: string): DateMention[];
   countTokens(text: string): number;
   log(message: string): void;
   embed(texts: string[]): Promise<number[][]>;

@@ -102,6 +102,7 @@ function installHostTools(global: ivm.Reference<Record<string, unknown>>, tools:
   global.setSync('__h_stem', new ivm.Callback((word: string) => tools.stem(word)));
   global.setSync('__h_isStopword', new ivm.Callback((word: string) => tools.isStopword(word)));
   global.setSync('__h_terms', new ivm.Callback((text: string) => tools.terms(text)));
+  global.setSync('__h_dates', new ivm.Callback((text: string, reference?: string) => tools.dates(text, reference)));
   global.setSync('__h_countTokens', new ivm.Callback((text: string) => tools.countTokens(text)));
   global.setSync('__h_log', new ivm.Callback((message: string) => tools.log(message)));
   // ivm.Callback cannot hand a promise back; a Reference applied with {result: {promise: true}} can.

@@ -1,3 +1,9 @@
+/**
+ * Dates in the fixed formats of the data sets, read exactly. These stay hand-written on purpose: each format is
+ * one known shape, a regular expression reads it completely, and a free-text parser (chrono-node, used for
+ * running text in date-parse.ts) would accept more than the format and guess where it should refuse.
+ */
+
 /** Month names and three-letter abbreviations → 1-based month. */
 const MONTHS: Record<string, number> = {};
 ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'].forEach(
@@ -22,7 +28,8 @@ export function monthNumber(name: string): number | undefined {
 
 /**
  * LoCoMo session date-times, e.g. `1:56 pm on 8 May, 2023` → `2023-05-08T13:56:00` (local time, no zone: the data
- * has none). Returns undefined when the text does not have that shape.
+ * has none). Returns undefined when the text does not have that shape, so a malformed stamp is reported by the
+ * loader instead of read loosely.
  */
 export function parseLocomoDateTime(text: string): string | undefined {
   const m = /^\s*(\d{1,2}):(\d{2})\s*([ap])\.?m\.?\s+on\s+(\d{1,2})\s+([A-Za-z]+)\.?,?\s+(\d{4})\s*$/i.exec(text);
@@ -53,6 +60,8 @@ export function parseLongMemEvalDate(text: string): string | undefined {
 /**
  * Whether a whole answer string is a calendar date (not a phrase around one): `2023-05-08`, `8 May 2023`,
  * `May 8, 2023`, `May 2023`, `8 May`, `May 8`, `September 23, 2024`. A bare year counts as a number, not a date.
+ * Kept exact: the type it gives an official answer decides how answers are matched, and chrono-node reads
+ * `November 5-6, 2022` and `end of October 2023` (both in the data) as single dates, which would then match one day.
  */
 export function isDateAnswer(answer: string): boolean {
   const s = answer.trim().replace(/\.$/, '');

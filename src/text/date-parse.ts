@@ -1,9 +1,11 @@
 /**
  * Explicit calendar-date expressions: finding them in text, parsing a whole answer as one date, formatting and
  * day arithmetic. Shared by answer matching (date answers) and the extractive reader ('when' questions).
- * Only absolute dates are parsed here; relative phrases ("last week") are the reader's business, because
- * they need the date of the turn they were said in.
+ * Only absolute dates are parsed here (chrono-node, see chrono-parsers.ts); relative phrases ("last week") need
+ * the date they were said on: resolve-dates.ts.
  */
+import type { Chrono, ParsedComponents, ParsedResult, ParsingReference } from 'chrono-node';
+import { explicitDates } from './chrono-parsers.ts';
 
 /** A calendar date at year, month or day precision. */
 export interface CalendarDate {
@@ -69,10 +71,6 @@ export function monthNumber(word: string): number | undefined {
   return MONTHS[word.toLowerCase().replace(/\.$/, '')];
 }
 
-const MONTH_RE =
-  '(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\\.?';
-const DAY_RE = '(\\d{1,2})(?:st|nd|rd|th)?';
-const YEAR_RE = '(\\d{4})';
 // A word boundary that also holds next to non-ASCII letters.
 const B0 = '(?<![\\p{L}\\p{N}])';
 const B1 = '(?![\\p{L}\\p{N}])';
@@ -82,24 +80,12 @@ interface Pattern {
   build(m: RegExpExecArray): CalendarDate | null;
 }
 
-const PATTERNS: Pattern[] = [
+/** What chrono does not do our way: numeric dates by its locale's order, and bare years (it skips them). */
+const OWN_PATTERNS: Pattern[] = [
   {
-    // 2023-05-08, 2023/05/08, with an optional time part.
-    re: new RegExp(
-      `${B0}(\\d{4})[-/](\\d{1,2})[-/](\\d{1,2})(?:[T ]\\d{1,2}:\\d{2}(?::\\d{2}(?:\\.\\d+)?)?(?:Z|[+-]\\d{2}:?\\d{2})?)?${B1}`,
-      'giu',
-    ),
+    // 2023-05-08 and 2023/05/08 also inside names ("2024-07-12_siteA.jpg"), where chrono sees no word boundary.
+    re: new RegExp(`${B0}(\\d{4})[-/](\\d{1,2})[-/](\\d{1,2})${B1}`, 'gu'),
     build: (m) => ymd(+m[1]!, +m[2]!, +m[3]!),
-  },
-  {
-    // 8 May 2023, 8th of May, 2023, 8 May, 2023
-    re: new RegExp(`${B0}${DAY_RE}(?:\\s+of)?\\s+${MONTH_RE},?\\s+${YEAR_RE}${B1}`, 'giu'),
-    build: (m) => ymd(+m[3]!, monthNumber(m[2]!) ?? 0, +m[1]!),
-  },
-  {
-    // May 8, 2023, May 8th 2023
-    re: new RegExp(`${B0}${MONTH_RE}\\s+${DAY_RE},?\\s+${YEAR_RE}${B1}`, 'giu'),
-    build: (m) => ymd(+m[3]!, monthNumber(m[1]!) ?? 0, +m[2]!),
   },
   {
     // 5/8/2023 or 8.5.2023: only when the day/month order is unambiguous (one part > 12, or both equal).
@@ -112,14 +98,6 @@ const PATTERNS: Pattern[] = [
       if (a > 12 && b <= 12) return ymd(y, b, a);
       if (b > 12 && a <= 12) return ymd(y, a, b);
       return null;
-    },
-  },
-  {
-    // May 2023, May, 2023
-    re: new RegExp(`${B0}${MONTH_RE},?\\s+${YEAR_RE}${B1}`, 'giu'),
-    build: (m) => {
-      const month = monthNumber(m[1]!);
-      return month ? { year: +m[2]!, month } : null;
     },
   },
   {
@@ -138,19 +116,53 @@ function ymd(year: number, month: number, day: number): CalendarDate | null {
   return { year, month, day };
 }
 
-/** Every explicit date in `text`, left to right; overlapping matches resolve to the longest (most precise). */
-export function findDates(text: string): DateMention[] {
+/** The calendar date chrono's components fix, at the precision the text gave (a weekday fixes the day). */
+export function calendarOf(c: ParsedComponents): CalendarDate {
+  const d: CalendarDate = { year: c.get('year')! };
+  if (c.isCertain('month') || c.isCertain('day') || c.isCertain('weekday')) d.month = c.get('month')!;
+  if (c.isCertain('day') || c.isCertain('weekday')) d.day = c.get('day')!;
+  return d;
+}
+
+// chrono counts a leading preposition into the mention ("on 8 May, 2023"), and sometimes a bracket around it
+// ("(Saturday, 2024-06-01", "19:15 PDT)"); the date is what lies between.
+const LEADING_WORD = /^(?:[^\p{L}\p{N}]+|(?:on|in|at|by|of|the|from|since|until)\s+)+/iu;
+const TRAILING_MARK = /[^\p{L}\p{N}]+$/u;
+
+/** A chrono result as a mention, without a leading preposition or trailing punctuation. */
+export function mentionOf(source: string, r: PlacedResult, date: CalendarDate): DateMention {
+  const raw = source.slice(r.index, r.index + r.result.text.length);
+  const lead = LEADING_WORD.exec(raw)?.[0].length ?? 0;
+  const trail = TRAILING_MARK.exec(raw)?.[0].length ?? 0;
+  const text = raw.slice(lead, Math.max(lead, raw.length - trail));
+  return { date, start: r.index + lead, end: r.index + lead + text.length, text };
+}
+
+const WORD_CHAR = /[\p{L}\p{N}]/u;
+
+/** Whether a mention stands as its own words: chrono also reads "apr2017" in a URL path and "August2024" in a name. */
+export function standsAlone(text: string, m: { start: number; end: number; text: string }): boolean {
+  return !WORD_CHAR.test(text[m.start - 1] ?? '') && !WORD_CHAR.test(text[m.end] ?? '') && !/\p{L}{3}\d/u.test(m.text);
+}
+
+/** Mentions of our own patterns (see {@link OWN_PATTERNS}). */
+export function ownMentions(text: string): DateMention[] {
   const found: DateMention[] = [];
-  for (const p of PATTERNS) {
+  for (const p of OWN_PATTERNS) {
     p.re.lastIndex = 0;
     for (let m = p.re.exec(text); m; m = p.re.exec(text)) {
       const date = p.build(m);
       if (date) found.push({ date, start: m.index, end: m.index + m[0].length, text: m[0] });
     }
   }
-  found.sort((a, b) => a.start - b.start || b.end - b.start - (a.end - a.start));
-  const out: DateMention[] = [];
-  for (const f of found) {
+  return found;
+}
+
+/** Left to right; where mentions overlap the longest (most precise) stays. */
+export function longestFirst<T extends { start: number; end: number }>(found: T[]): T[] {
+  const sorted = [...found].sort((a, b) => a.start - b.start || b.end - b.start - (a.end - a.start));
+  const out: T[] = [];
+  for (const f of sorted) {
     const last = out[out.length - 1];
     if (last && f.start < last.end) {
       if (f.end - f.start > last.end - last.start) out[out.length - 1] = f;
@@ -159,6 +171,43 @@ export function findDates(text: string): DateMention[] {
     out.push(f);
   }
   return out;
+}
+
+/**
+ * chrono's results line by line, offsets into the whole text: a date does not run over a line break, and chrono
+ * would otherwise join "v1.10" at the end of one line to the date starting the next. Underscores read as spaces
+ * (same length, so offsets hold): chrono takes `_June 29, 2024_` (Markdown italics) for one word.
+ */
+export function parseByLine(parser: Chrono, text: string, reference?: ParsingReference): PlacedResult[] {
+  const out: PlacedResult[] = [];
+  let offset = 0;
+  for (const line of text.split('\n')) {
+    if (/\S/.test(line)) {
+      for (const result of parser.parse(line.replaceAll('_', ' '), reference)) out.push({ result, index: offset + result.index });
+    }
+    offset += line.length + 1;
+  }
+  return out;
+}
+
+/** A chrono result and where it starts in the whole text. */
+export interface PlacedResult {
+  result: ParsedResult;
+  index: number;
+}
+
+/** Every explicit date in `text`, left to right; overlapping matches resolve to the longest (most precise). */
+export function findDates(text: string): DateMention[] {
+  // An explicit date always has a digit (its year or day); most sentences have none and skip the parser.
+  if (!/\d/.test(text)) return [];
+  const found = ownMentions(text);
+  for (const r of parseByLine(explicitDates, text)) {
+    // Without its year a date is relative to when it was said ("8 May"): not explicit.
+    if (!r.result.start.isCertain('year')) continue;
+    const m = mentionOf(text, r, calendarOf(r.result.start));
+    if (standsAlone(text, m)) found.push(m);
+  }
+  return longestFirst(found);
 }
 
 const WEEKDAY_PREFIX = /^(?:(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?\.?,?\s+)/i;

@@ -36,14 +36,24 @@ const FileSchema = z.array(z.unknown());
 export const LOCOMO_UNANSWERABLE = 'Not mentioned in the conversation';
 
 /**
- * Splits an evidence string into dia_id references. The data has `'D8:6; D9:17'`, space-separated lists and
- * zero-padded turns (`D30:05`); each piece is normalised to `D<session>:<turn>`.
+ * Splits an evidence string into references, each a dia_id or a range of them. The data has `'D8:6; D9:17'`,
+ * space- and comma-separated lists, ranges (`D12:3-D12:5`, `D12:3 - D12:5`) and stray punctuation (`D5:3.`);
+ * a range stays one piece, punctuation around a piece is dropped, and pieces left empty are not references.
  */
 export function splitLocomoEvidence(ref: string): string[] {
+  return evidencePieces(ref).map((p) => p.piece);
+}
+
+/** Each reference of an evidence string, with whether stray punctuation had to be stripped from it. */
+function evidencePieces(ref: string): { piece: string; stripped: boolean }[] {
   return ref
+    .replace(/\s*[-–—]\s*/g, '-')
     .split(/[;,\s]+/)
-    .map((p) => p.trim())
-    .filter(Boolean);
+    .map((raw) => {
+      const piece = raw.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
+      return { piece, stripped: piece !== raw };
+    })
+    .filter((p) => p.piece !== '');
 }
 
 /** Normalises one dia_id reference, or returns undefined when it has no recognisable `D<s>:<t>` shape. */
@@ -51,6 +61,19 @@ export function normaliseDiaId(ref: string): string | undefined {
   const m = /^D:?(\d+):0*(\d+)$/i.exec(ref.replace(/\s+/g, ''));
   if (!m) return undefined;
   return `D${Number(m[1])}:${Number(m[2])}`;
+}
+
+/**
+ * The two ends of a range reference (`D12:3-D12:5`, or `D12:3-5` within one session), normalised; undefined when
+ * `ref` is not a range or an end is not a dia_id.
+ */
+export function parseDiaRange(ref: string): [string, string] | undefined {
+  const parts = ref.split(/[-–—]/);
+  if (parts.length !== 2) return undefined;
+  const from = normaliseDiaId(parts[0]!);
+  if (from === undefined) return undefined;
+  const to = /^\d+$/.test(parts[1]!) ? `${from.slice(0, from.indexOf(':'))}:${Number(parts[1])}` : normaliseDiaId(parts[1]!);
+  return to === undefined ? undefined : [from, to];
 }
 
 function sessionNumbers(conversation: Record<string, unknown>): number[] {
@@ -84,9 +107,41 @@ function turnRecord(turn: z.infer<typeof TurnSchema>, session: number, time: str
 interface SessionInfo {
   /** turns per session number */
   turns: Map<number, number>;
-  ids: Set<string>;
+  /** position of each dia_id in turn order (sessions by number, turns as listed): ranges expand along it */
+  order: Map<string, number>;
+  ids: string[];
 }
 
+function missingReason(id: string, info: SessionInfo): string {
+  const [s, t] = id.slice(1).split(':').map(Number) as [number, number];
+  const n = info.turns.get(s);
+  return n === undefined ? `session ${s} does not exist` : `turn ${t} is past the end of session ${s} (${n} turns)`;
+}
+
+/** The dia_ids one reference stands for, or why it stands for none. */
+function expandReference(piece: string, info: SessionInfo): { ids: string[]; exact: boolean } | { reason: string } {
+  if (/[-–—]/.test(piece)) {
+    const range = parseDiaRange(piece);
+    if (range === undefined) return { reason: `'${piece}' is not a dia_id range (expected D<session>:<turn>-D<session>:<turn>)` };
+    const [from, to] = range;
+    const a = info.order.get(from);
+    const b = info.order.get(to);
+    if (a === undefined) return { reason: `range '${piece}': ${missingReason(from, info)}` };
+    if (b === undefined) return { reason: `range '${piece}': ${missingReason(to, info)}` };
+    if (b < a) return { reason: `range '${piece}' ends before it starts` };
+    // A range across sessions takes the rest of the first and the start of the next, as the turns were said.
+    return { ids: info.ids.slice(a, b + 1), exact: piece === `${from}-${to}` };
+  }
+  const id = normaliseDiaId(piece);
+  if (id === undefined) return { reason: `'${piece}' is not a dia_id (expected D<session>:<turn>)` };
+  if (!info.order.has(id)) return { reason: missingReason(id, info) };
+  return { ids: [id], exact: id === piece };
+}
+
+/**
+ * Maps a QA item's evidence strings to records. Each reference (a dia_id or a range) counts once; one that resolves
+ * only by our reading of a malformed id (`D30:05`, `D:11:26`, `D5:3.`) also counts as approximate.
+ */
 function resolveEvidence(
   qaId: string,
   refs: readonly string[],
@@ -98,29 +153,22 @@ function resolveEvidence(
   let count = 0;
   let approximate = 0;
   for (const raw of refs) {
-    const pieces = splitLocomoEvidence(raw);
+    const pieces = evidencePieces(raw);
     if (pieces.length === 0) {
       count++;
       unresolved.push({ qa: qaId, ref: raw, reason: 'empty evidence reference' });
       continue;
     }
-    for (const piece of pieces) {
+    for (const { piece, stripped } of pieces) {
       count++;
-      const id = normaliseDiaId(piece);
-      if (id === undefined) {
-        unresolved.push({ qa: qaId, ref: raw, reason: `'${piece}' is not a dia_id (expected D<session>:<turn>)` });
+      const got = expandReference(piece, info);
+      if ('reason' in got) {
+        unresolved.push({ qa: qaId, ref: raw, reason: got.reason });
         continue;
       }
-      if (!info.ids.has(id)) {
-        const [s, t] = id.slice(1).split(':').map(Number) as [number, number];
-        const n = info.turns.get(s);
-        const reason = n === undefined ? `session ${s} does not exist` : `turn ${t} is past the end of session ${s} (${n} turns)`;
-        unresolved.push({ qa: qaId, ref: raw, reason });
-        continue;
-      }
-      // `D30:05` or `D:11:26` needed normalising: resolved, but by our reading of a malformed id.
-      if (id !== piece) approximate++;
-      if (!taken.has(id)) {
+      if (!got.exact || stripped) approximate++;
+      for (const id of got.ids) {
+        if (taken.has(id)) continue;
         taken.add(id);
         evidence.push({ record: id });
       }
@@ -147,7 +195,7 @@ export function loadLocomo(path: string, options: LoaderOptions = {}): History[]
     if (options.only !== undefined && sample.sample_id !== options.only) continue;
     const conv = sample.conversation;
     const records: SourceRecord[] = [];
-    const info: SessionInfo = { turns: new Map(), ids: new Set() };
+    const info: SessionInfo = { turns: new Map(), order: new Map(), ids: [] };
     for (const n of sessionNumbers(conv)) {
       const turns = conv[`session_${n}`] as unknown[];
       const dt = conv[`session_${n}_date_time`];
@@ -160,7 +208,10 @@ export function loadLocomo(path: string, options: LoaderOptions = {}): History[]
         const r = turnRecord(turn, n, time);
         if (typeof dt === 'string') r.meta = { ...r.meta, sessionDateTime: dt };
         records.push(r);
-        info.ids.add(r.id);
+        if (!info.order.has(r.id)) {
+          info.order.set(r.id, info.ids.length);
+          info.ids.push(r.id);
+        }
       });
     }
     const qa: QAItem[] = [];

@@ -1,6 +1,7 @@
 import type { Bm25Options, Hit, LlmMessage } from '../../../sandbox/contract.ts';
 import type { HostTools, HostToolsOptions, ToolMeter } from '../sandbox-api.ts';
 import { countTokens, isStopword, stem, terms, tokenize } from '../../text/text.ts';
+import { resolveDates } from '../../text/resolve-dates.ts';
 import { getBm25Index, type SearchIndex } from './bm25-index.ts';
 import { LOCAL_EMBEDDING_DIM, LOCAL_EMBEDDING_MODEL, localEmbedding, normaliseVector } from './local-embedding.ts';
 
@@ -92,6 +93,15 @@ export function createHostTools(options: HostToolsOptions = {}): HostTools {
     terms(text: string) {
       tick('text.terms');
       return terms(String(text));
+    },
+    dates(text: string, reference?: string) {
+      tick('text.dates');
+      if (reference !== undefined && typeof reference !== 'string') throw new Error('text.dates: reference must be an ISO date string');
+      try {
+        return resolveDates(String(text), reference);
+      } catch (error) {
+        throw new Error(`text.dates: ${error instanceof Error ? error.message : String(error)}`);
+      }
     },
     countTokens(text: string) {
       tick('countTokens');
