@@ -36,10 +36,17 @@ export function register(program: Command, io: CliIO): void {
     .action(async (run: string, opts: { json?: boolean }) => {
       const archive = openArchive(resolve(run));
       const state = archive.loadState();
+      const testScores = archive.testScores();
       if (opts.json) {
         io.out(
           `${JSON.stringify(
-            { manifest: archive.manifest, programs: state.programs, best: state.best?.id ?? null, warnings: state.warnings },
+            {
+              manifest: archive.manifest,
+              programs: state.programs,
+              best: state.best?.id ?? null,
+              testScores: Object.fromEntries(testScores),
+              warnings: state.warnings,
+            },
             null,
             2,
           )}\n`,
@@ -68,6 +75,7 @@ export function register(program: Command, io: CliIO): void {
       );
       io.out(`${t.toString()}\n`);
       io.out(`lineage:\n${renderLineage(state.programs)}\n`);
+      for (const [id, t] of testScores) io.out(`official test: ${id} ${pct(t.value)} (n ${t.n})\n`);
       for (const w of state.warnings) io.err(`warning: ${w}\n`);
     });
 }
