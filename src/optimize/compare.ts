@@ -7,7 +7,7 @@ import { loadHistories } from '../history/load.ts';
 import { openLlmClient } from '../llm/client.ts';
 import type { LlmClient } from '../llm/types.ts';
 import { writeFileAtomic } from '../util/atomic-write.ts';
-import { openArchive } from '../archive/index.ts';
+import { acquireRunLock, openArchive } from '../archive/index.ts';
 import { createRunEvaluator } from './pool-evaluator.ts';
 import { createRng, deriveSeed } from '../util/rng.ts';
 import { loadSplits, runOptimize, type OptimizeConfigInput, type OptimizeReport, type SplitScores } from './run-optimize.ts';
@@ -145,6 +145,16 @@ export interface CompareHooks {
  */
 export async function runCompare(input: CompareOptionsInput, hooks: CompareHooks = {}): Promise<CompareReport> {
   const options = CompareOptionsSchema.parse(input);
+  // The comparison's folder is locked as a whole (each arm's run also locks its own folder).
+  const lock = acquireRunLock(resolve(options.out), { command: 'compare' });
+  try {
+    return await compareArms(options, hooks);
+  } finally {
+    lock.release();
+  }
+}
+
+async function compareArms(options: CompareOptions, hooks: CompareHooks): Promise<CompareReport> {
   const started = performance.now();
   const out = resolve(options.out);
   const llm = options.offline ? null : hooks.llm !== undefined ? hooks.llm : openLlmClient();
