@@ -132,8 +132,8 @@ export async function runOptimize(options: OptimizeOptions): Promise<OptimizeRep
   // creates anything (so a refused command leaves no half-made run folder).
   let lock: RunLock | null = options.resume ? acquireRunLock(dir, { command: 'optimize --resume' }) : null;
   try {
-    const archive0 = options.resume ? openArchive(dir) : null;
-    const config = OptimizeConfigSchema.parse(archive0 ? archive0.manifest.config : (options.config ?? {}));
+    const resumed = options.resume ? openArchive(dir) : null;
+    const config = OptimizeConfigSchema.parse(resumed ? resumed.manifest.config : (options.config ?? {}));
     const llm = config.offline ? null : options.llm !== undefined ? options.llm : openLlmClient();
     const objective: Objective = config.objective ?? (llm?.hasRole('answerer') ? 'accuracy' : 'evidence');
     const histories = await loadHistories(config.history);
@@ -143,30 +143,34 @@ export async function runOptimize(options: OptimizeOptions): Promise<OptimizeRep
     const seedSource = readFileSync(seedPath, 'utf8');
     // Config search compiles through the config-space guard: a candidate may differ from the seed only in its knobs.
     const compile = config.space === 'config' ? configSpaceCompile(seedSource, (s) => compileDesign(s)) : (s: string) => compileDesign(s);
-    let archive: Archive;
-    if (archive0) archive = archive0;
-    else {
+    let archive = resumed;
+    if (!archive) {
       const seedCompiled = await compile(seedSource);
       if (!seedCompiled.ok) throw seedCompileError(config.seed, seedCompiled.diagnostics);
       lock = acquireRunLock(dir, { command: 'optimize' });
-      archive = createArchive(dir, {
-        config: { ...config, objective },
-        seeds: [{ path: config.seed, sha256: sha256(seedSource) }],
-        models: llm
-          ? { proposer: modelName(llm, 'proposer'), answerer: modelName(llm, 'answerer'), judge: modelName(llm, 'judge') }
-          : {
-              proposer: config.space === 'config' ? 'offline-config-mutation' : 'offline-mutation',
-              answerer: 'extractive-reader',
-              judge: 'f1-threshold',
-            },
-        promptVersions: {},
-        rngSeed: config.rngSeed,
-      });
+      archive = createRun(dir, config, objective, llm, seedSource);
     }
     return await searchThenTest({ options, dir, archive, config, llm, objective, histories, splits, seedSource, compile });
   } finally {
     lock?.release();
   }
+}
+
+/** A new run's folder and manifest: the resolved config, the seed's hash, and the model of each role. */
+function createRun(dir: string, config: OptimizeConfig, objective: Objective, llm: LlmClient | null, seedSource: string): Archive {
+  return createArchive(dir, {
+    config: { ...config, objective },
+    seeds: [{ path: config.seed, sha256: sha256(seedSource) }],
+    models: llm
+      ? { proposer: modelName(llm, 'proposer'), answerer: modelName(llm, 'answerer'), judge: modelName(llm, 'judge') }
+      : {
+          proposer: config.space === 'config' ? 'offline-config-mutation' : 'offline-mutation',
+          answerer: 'extractive-reader',
+          judge: 'f1-threshold',
+        },
+    promptVersions: {},
+    rngSeed: config.rngSeed,
+  });
 }
 
 /** What a prepared run hands to the search and the final test. */
@@ -305,7 +309,8 @@ export function loadSplits(
   if (train.length === 0 || val.length === 0) {
     throw new InputError(
       'E_NO_SPLIT',
-      `${supervision}: needs items with split "train" and "val" about the loaded histories (found ${train.length} train, ${val.length} val); generate them with memsteer generate`,
+      `${supervision}: needs items with split "train" and "val" about the loaded histories ` +
+        `(found ${train.length} train, ${val.length} val); generate them with memsteer generate`,
       { file: supervision },
     );
   }

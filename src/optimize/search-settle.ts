@@ -54,11 +54,11 @@ export async function settleArchive(run: SearchRun): Promise<ProgramRecord> {
     const decided = decide(run, p, current, deriveSeed(options.rngSeed, 'accept', p.iteration));
     if (decided.kind === 'accepted' && !options.control) await trainingDiagnosis(run, decided.record);
   }
-  const seed = archive.loadState().seeds.find((s) => s.status === 'accepted');
-  if (!seed)
-    throw new MemsteerError(
-      'E_SEED_FAILED',
-      `no seed design evaluated successfully: ${state.seeds.map((s) => `${s.id}: ${archive.get(s.id).failure?.message ?? archive.get(s.id).status}`).join('; ')}`,
-    );
+  const seeds = archive.loadState().seeds;
+  const seed = seeds.find((s) => s.status === 'accepted');
+  if (!seed) {
+    const why = seeds.map((s) => `${s.id}: ${s.failure?.message ?? s.status}`).join('; ');
+    throw new MemsteerError('E_SEED_FAILED', `no seed design evaluated successfully: ${why}`);
+  }
   return seed;
 }
