@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RUN_LOCK_FILE, acquireRunLock, createArchive, openArchive, readRunLock, type RunLockHolder } from '../src/archive/index.ts';
 import { createFileExclusive } from '../src/archive/exclusive-write.ts';
+import { captureIO } from '../src/cli/io.ts';
+import { main } from '../src/cli/main.ts';
 
 let dir: string;
 
@@ -100,6 +102,17 @@ describe('creating a run', () => {
     expect(createFileExclusive(path, 'first')).toBe(true);
     expect(createFileExclusive(path, 'second')).toBe(false);
     expect(readFileSync(path, 'utf8')).toBe('first');
+  });
+
+  it('a locked run stays readable: `memsteer archive` lists it and names the writer', async () => {
+    const run = join(dir, 'run');
+    createArchive(run, { config: {}, seeds: [], models: {}, promptVersions: {}, rngSeed: 1 });
+    const lock = acquireRunLock(run, { command: 'optimize --resume' });
+    const io = captureIO();
+    expect(await main(['node', 'memsteer', 'archive', run], io)).toBe(0);
+    expect(io.stdout).toContain('0 programs');
+    expect(io.stderr).toContain(`note: pid ${process.pid} (optimize --resume) is writing this run`);
+    lock.release();
   });
 
   it('refuses a folder that already holds a run, leaving that run readable', () => {

@@ -64,7 +64,18 @@ describe('user mistakes are coded errors', () => {
     lines[line - 1] = "const TOP_K: number = 'fifty';";
     writeFileSync(seed, lines.join('\n'));
     const out = join(run.dir, 'broken-seed-run');
-    const r = await memsteer('optimize', '--history', run.source, '--supervision', run.supervisionPath, '--seed', seed, '--out', out, ...QUICK);
+    const r = await memsteer(
+      'optimize',
+      '--history',
+      run.source,
+      '--supervision',
+      run.supervisionPath,
+      '--seed',
+      seed,
+      '--out',
+      out,
+      ...QUICK,
+    );
     expect(r.code).toBe(1);
     expect(r.stderr).not.toMatch(/internal error/);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
@@ -76,7 +87,18 @@ describe('user mistakes are coded errors', () => {
     const seed = join(run.dir, 'unparsable-seed.ts');
     writeFileSync(seed, `${readFileSync(SEED_PATH, 'utf8')}\nconst broken = {;\n`);
     const out = join(run.dir, 'unparsable-seed-run');
-    const r = await memsteer('optimize', '--history', run.source, '--supervision', run.supervisionPath, '--seed', seed, '--out', out, ...QUICK);
+    const r = await memsteer(
+      'optimize',
+      '--history',
+      run.source,
+      '--supervision',
+      run.supervisionPath,
+      '--seed',
+      seed,
+      '--out',
+      out,
+      ...QUICK,
+    );
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^memsteer: E_SEED_COMPILE: .*unparsable-seed\.ts:\d+:\d+: /);
     expect(existsSync(out)).toBe(false);
@@ -92,7 +114,9 @@ describe('user mistakes are coded errors', () => {
     const out = join(run.dir, 'no-split-run');
     const r = await memsteer('optimize', '--history', run.source, '--supervision', trainOnly, '--out', out, ...QUICK);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^memsteer: E_NO_SPLIT: .*train-only\.jsonl: needs items with split "train" and "val".*found \d+ train, 0 val/);
+    expect(r.stderr).toMatch(
+      /^memsteer: E_NO_SPLIT: .*train-only\.jsonl: needs items with split "train" and "val".*found \d+ train, 0 val/,
+    );
     expect(existsSync(out)).toBe(false);
   }, 60_000);
 });

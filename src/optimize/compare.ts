@@ -2,6 +2,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { compileDesign } from '../design/compile.ts';
+import { MemsteerError } from '../errors.ts';
 import { createEvalPool } from '../evaluate/evaluate.ts';
 import { loadHistories } from '../history/load.ts';
 import { openLlmClient } from '../llm/client.ts';
@@ -217,7 +218,10 @@ async function compareArms(options: CompareOptions, hooks: CompareHooks): Promis
       });
       const c = await compileDesign(openArchive(report.dir).source(report.best.id));
       if (!c.ok)
-        throw new Error(`the best design of the ${arm} arm (${report.best.id}) no longer compiles: ${c.diagnostics[0]?.message ?? ''}`);
+        throw new MemsteerError(
+          'E_ARCHIVED_COMPILE',
+          `the best design of the ${arm} arm (${report.best.id}) no longer compiles: ${c.diagnostics[0]?.message ?? ''}`,
+        );
       perQuestion.set(arm, (await evaluator.evaluate(c.program, split)).perQuestion);
     }
   } finally {
