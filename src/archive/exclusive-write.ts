@@ -14,9 +14,22 @@ export function createFileExclusive(path: string, data: string): boolean {
     linkSync(tmp, path);
     return true;
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    // A filesystem without hard links: an exclusive open is still exclusive, only not complete the moment it appears.
+    if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP') return writeExclusive(path, data);
     throw err;
   } finally {
     rmSync(tmp, { force: true });
+  }
+}
+
+function writeExclusive(path: string, data: string): boolean {
+  try {
+    writeFileSync(path, data, { flag: 'wx' });
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
   }
 }
