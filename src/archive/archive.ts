@@ -9,11 +9,14 @@ import type { QuestionTrace } from '../scoring/trace.ts';
 import { writeFileAtomic } from '../util/atomic-write.ts';
 import { readJsonl, writeJsonl } from '../util/jsonl.ts';
 import { collectVersions, readGitCommit } from './environment.ts';
+import { createFileExclusive } from './exclusive-write.ts';
 import { appendEventLine, readEventLog, type EventLog } from './events.ts';
 import { canonicalJson, programId, sha256 } from './program-id.ts';
 import {
   ARCHIVE_FORMAT,
+  LEGACY_TEST_SCORES_NOTE,
   ManifestSchema,
+  TestScoresSchema,
   ProgramRecordSchema,
   ZERO_COST,
   type ArchiveEvent,
@@ -25,6 +28,7 @@ import {
   type NewEvent,
   type ProgramRecord,
   type Scores,
+  type TestScores,
 } from './schemas.ts';
 import { buildState, type SearchState } from './state.ts';
 import type { FailureCategory } from '../diagnose/diagnosis.ts';
@@ -62,7 +66,7 @@ export class ArchiveError extends MemsteerError {
 /**
  * One run on disk (`archive/<run>/`). Every file is written atomically; a program's JSON is its state and is
  * written before the event that announces it, so a run killed at any moment reopens to a consistent state.
- * One writer at a time.
+ * One writer at a time: writers hold the run folder's lock (`acquireRunLock`, run-lock.ts); readers need none.
  */
 export class Archive {
   readonly dir: string;
@@ -242,6 +246,26 @@ export class Archive {
     return this.list().filter((p) => p.parent === id);
   }
 
+  /**
+   * The latest official-test scores recorded for each program (`test-scores` events; in runs written before that
+   * event existed, the `note` that carried them).
+   */
+  testScores(): Map<string, TestScores> {
+    const out = new Map<string, TestScores>();
+    for (const e of this.log.events) {
+      const raw = e.type === 'test-scores' ? e : e.type === 'note' && e.message === LEGACY_TEST_SCORES_NOTE ? e.data : null;
+      const parsed = raw ? TestScoresSchema.safeParse(raw) : null;
+      if (parsed?.success) out.set(parsed.data.program, parsed.data);
+    }
+    return out;
+  }
+
+  /** Records a program's official-test scores (measured after the search). */
+  recordTestScores(scores: TestScores): void {
+    this.get(scores.program);
+    this.appendEvent({ type: 'test-scores', ...TestScoresSchema.parse(scores) });
+  }
+
   /** Events so far (in memory; the log on disk has the same). */
   events(): ArchiveEvent[] {
     return this.log.events.slice();
@@ -315,11 +339,11 @@ function readJsonFile<T>(path: string, schema: z.ZodType<T>): T {
 export function createArchive(dir: string, input: ManifestInput, options: ArchiveOptions = {}): Archive {
   const root = resolve(dir);
   const manifestPath = join(root, 'manifest.json');
-  if (existsSync(manifestPath)) {
-    throw new ArchiveError('E_ARCHIVE_EXISTS', `${root} already holds a run; resume it (--resume) or choose another --out`, {
+  const exists = (): ArchiveError =>
+    new ArchiveError('E_ARCHIVE_EXISTS', `${root} already holds a run; resume it (--resume) or choose another --out`, {
       file: manifestPath,
     });
-  }
+  if (existsSync(manifestPath)) throw exists();
   const now = options.now ?? (() => new Date());
   const manifest = ManifestSchema.parse({
     format: ARCHIVE_FORMAT,
@@ -333,8 +357,9 @@ export function createArchive(dir: string, input: ManifestInput, options: Archiv
     versions: input.versions ?? collectVersions(),
     gitCommit: input.gitCommit !== undefined ? input.gitCommit : readGitCommit(),
   });
+  // Created exclusively, not checked then written: of two processes creating the same run, exactly one gets it.
+  if (!createFileExclusive(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`)) throw exists();
   for (const sub of ['programs', 'traces', 'diagnoses']) mkdirSync(join(root, sub), { recursive: true });
-  writeFileAtomic(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
   const archive = new Archive(root, manifest, [], readEventLog(join(root, 'events.jsonl')), [], options);
   archive.appendEvent({ type: 'run-created', run: manifest.run });
   return archive;

@@ -14,6 +14,9 @@ export {
   ProgramRecordSchema,
   ProgramStatus,
   ScoresSchema,
+  LEGACY_TEST_SCORES_NOTE,
+  TestScoresSchema,
+  type TestScores,
   type ArchiveEvent,
   type Cost,
   type Decision,
@@ -24,3 +27,12 @@ export {
   type ProgramRecord,
   type Scores,
 } from './schemas.ts';
+export {
+  RUN_LOCK_FILE,
+  RunLockHolderSchema,
+  RunLockedError,
+  acquireRunLock,
+  readRunLock,
+  type RunLock,
+  type RunLockHolder,
+} from './run-lock.ts';

@@ -144,6 +144,23 @@ export const ProgramRecordSchema = z
   });
 export type ProgramRecord = z.infer<typeof ProgramRecordSchema>;
 
+/**
+ * A program's scores on the official test questions. The optimizer measures them once, after the search and outside
+ * it (the search never sees the test split), and records them as a `test-scores` event.
+ */
+export const TestScoresSchema = z.object({
+  program: z.string().min(1),
+  /** Fitness under the run's objective. */
+  value: z.number(),
+  n: z.number().int().nonnegative(),
+  /** accuracy, f1, recall@k, contextRecall, locomoF1… (whatever was measured). */
+  metrics: z.record(z.string(), z.number()),
+});
+export type TestScores = z.infer<typeof TestScoresSchema>;
+
+/** Message of the `note` event that carried test scores before the typed event existed; still read in old runs. */
+export const LEGACY_TEST_SCORES_NOTE = 'official-test-scores';
+
 const EventBase = { seq: z.number().int().positive(), at: z.string() };
 
 /** One line of `events.jsonl`: the run's timeline. Program files are the state; events say what happened when. */
@@ -176,6 +193,7 @@ export const EventSchema = z.discriminatedUnion('type', [
     bestScore: z.number().nullable(),
   }),
   z.object({ ...EventBase, type: z.literal('run-stopped'), reason: z.string() }),
+  z.object({ ...EventBase, type: z.literal('test-scores'), ...TestScoresSchema.shape }),
   z.object({ ...EventBase, type: z.literal('note'), message: z.string(), data: z.record(z.string(), z.unknown()).optional() }),
 ]);
 export type ArchiveEvent = z.infer<typeof EventSchema>;

@@ -2,7 +2,8 @@
  * `memsteer bench`: runs the chosen experiments on the chosen datasets, offline, and writes
  * `<out>/<experiment>.json` + `<out>/<experiment>.md` per experiment and a combined `<out>/README.md`.
  */
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { acquireRunLock } from '../archive/index.ts';
 import { writeFileAtomic } from '../util/atomic-write.ts';
 import { BenchConfigSchema, type BenchConfig, type BenchConfigInput } from './bench-config.ts';
 import { BenchContext, type BenchEvent } from './context.ts';
@@ -33,6 +34,16 @@ export interface BenchReport {
 export async function runBench(input: BenchConfigInput, onEvent?: (e: BenchEvent) => void): Promise<BenchReport> {
   const started = performance.now();
   const config = BenchConfigSchema.parse(input);
+  // One bench per output folder: two would share (and `--fresh` would delete) each other's runs and cache.
+  const lock = acquireRunLock(resolve(config.out), { command: 'bench' });
+  try {
+    return await benchIn(config, started, onEvent);
+  } finally {
+    lock.release();
+  }
+}
+
+async function benchIn(config: BenchConfig, started: number, onEvent?: (e: BenchEvent) => void): Promise<BenchReport> {
   const ws = openWorkspace(config.out, { fresh: config.fresh });
   const ctx = new BenchContext(config, ws, onEvent);
   const results: ExperimentResult[] = [];

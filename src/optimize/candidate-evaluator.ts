@@ -28,10 +28,37 @@ export interface CandidateEvaluation {
   ms: number;
 }
 
-/** Evaluates compiled programs on the run's question splits. The loop depends on this interface only. */
+/** Evaluates compiled programs on all of a run's question splits, the official test included. */
 export interface CandidateEvaluator {
   readonly questions: Readonly<Record<QuestionSplit, readonly QAItem[]>>;
   evaluate(program: CompiledProgram, split: QuestionSplit): Promise<CandidateEvaluation>;
+}
+
+/** The splits a search may see: train drives diagnosis, val drives acceptance. */
+export type SearchSplit = Exclude<QuestionSplit, 'test'>;
+
+/**
+ * What the search loop gets: an evaluator whose type has no test split, so nothing a search does (and nothing a
+ * proposer is shown) can depend on the official questions. They are evaluated once, after the search, outside it.
+ */
+export interface SearchEvaluator {
+  readonly questions: Readonly<Record<SearchSplit, readonly QAItem[]>>;
+  evaluate(program: CompiledProgram, split: SearchSplit): Promise<CandidateEvaluation>;
+}
+
+/**
+ * The search's view of a run's evaluator: train and val only. The test questions are not reachable through it, not
+ * even by a cast: `questions` holds no test split and asking for one throws.
+ */
+export function searchSplitsOnly(evaluator: CandidateEvaluator): SearchEvaluator {
+  const questions = Object.freeze({ train: evaluator.questions.train, val: evaluator.questions.val });
+  return {
+    questions,
+    evaluate(program, split) {
+      if (split !== 'train' && split !== 'val') throw new Error(`the search asked to evaluate the ${String(split)} split`);
+      return evaluator.evaluate(program, split);
+    },
+  };
 }
 
 /** A question's fitness under the objective; a question whose design failed scores 0. */

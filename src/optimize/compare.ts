@@ -2,12 +2,13 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { compileDesign } from '../design/compile.ts';
+import { MemsteerError } from '../errors.ts';
 import { createEvalPool } from '../evaluate/evaluate.ts';
 import { loadHistories } from '../history/load.ts';
 import { openLlmClient } from '../llm/client.ts';
 import type { LlmClient } from '../llm/types.ts';
 import { writeFileAtomic } from '../util/atomic-write.ts';
-import { openArchive } from '../archive/index.ts';
+import { acquireRunLock, openArchive } from '../archive/index.ts';
 import { createRunEvaluator } from './pool-evaluator.ts';
 import { createRng, deriveSeed } from '../util/rng.ts';
 import { loadSplits, runOptimize, type OptimizeConfigInput, type OptimizeReport, type SplitScores } from './run-optimize.ts';
@@ -145,6 +146,16 @@ export interface CompareHooks {
  */
 export async function runCompare(input: CompareOptionsInput, hooks: CompareHooks = {}): Promise<CompareReport> {
   const options = CompareOptionsSchema.parse(input);
+  // The comparison's folder is locked as a whole (each arm's run also locks its own folder).
+  const lock = acquireRunLock(resolve(options.out), { command: 'compare' });
+  try {
+    return await compareArms(options, hooks);
+  } finally {
+    lock.release();
+  }
+}
+
+async function compareArms(options: CompareOptions, hooks: CompareHooks): Promise<CompareReport> {
   const started = performance.now();
   const out = resolve(options.out);
   const llm = options.offline ? null : hooks.llm !== undefined ? hooks.llm : openLlmClient();
@@ -207,7 +218,10 @@ export async function runCompare(input: CompareOptionsInput, hooks: CompareHooks
       });
       const c = await compileDesign(openArchive(report.dir).source(report.best.id));
       if (!c.ok)
-        throw new Error(`the best design of the ${arm} arm (${report.best.id}) no longer compiles: ${c.diagnostics[0]?.message ?? ''}`);
+        throw new MemsteerError(
+          'E_ARCHIVED_COMPILE',
+          `the best design of the ${arm} arm (${report.best.id}) no longer compiles: ${c.diagnostics[0]?.message ?? ''}`,
+        );
       perQuestion.set(arm, (await evaluator.evaluate(c.program, split)).perQuestion);
     }
   } finally {

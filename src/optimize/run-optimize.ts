@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { z } from 'zod';
-import { createArchive, openArchive, type Archive } from '../archive/index.ts';
+import { acquireRunLock, createArchive, openArchive, type Archive, type RunLock } from '../archive/index.ts';
 import { sha256 } from '../archive/program-id.ts';
 import type { ProgramRecord } from '../archive/schemas.ts';
 import { compileDesign } from '../design/compile.ts';
@@ -16,8 +16,7 @@ import type { LlmClient } from '../llm/types.ts';
 import { readJsonl, writeJsonl } from '../util/jsonl.ts';
 import { QuestionTraceSchema, traceForFile } from '../scoring/trace-schema.ts';
 import { OFFICIAL_TRACES_DIR } from '../archive/schemas.ts';
-import type { CandidateEvaluation, Objective, QuestionSplit } from './candidate-evaluator.ts';
-import { testScoresEvent } from '../export/test-scores.ts';
+import { searchSplitsOnly, type CandidateEvaluation, type Objective, type QuestionSplit } from './candidate-evaluator.ts';
 import { createRunEvaluator } from './pool-evaluator.ts';
 import { createLlmProposer } from './proposers/llm-proposer.ts';
 import { createMutationProposer } from './proposers/offline-mutation.ts';
@@ -26,6 +25,7 @@ import { createLlmConfigProposer } from './proposers/llm-config-proposer.ts';
 import { configSpaceCompile } from './config-space.ts';
 import type { Proposer } from './proposers/types.ts';
 import { runSearch, type FeedbackMode, type SearchEvent } from './search-loop.ts';
+import { seedCompileError } from './search-settle.ts';
 import {
   acceptanceFromSpec,
   anyOf,
@@ -126,44 +126,73 @@ export interface OptimizeOptions {
  */
 export async function runOptimize(options: OptimizeOptions): Promise<OptimizeReport> {
   const dir = resolve(options.out);
-  let archive: Archive;
-  let config: OptimizeConfig;
-  if (options.resume) {
-    if (!existsSync(join(dir, 'manifest.json')))
-      throw new InputError('E_NO_RUN', `${options.out}: no run to resume here (no manifest.json)`, { file: dir });
-    archive = openArchive(dir);
-    config = OptimizeConfigSchema.parse(archive.manifest.config);
-  } else {
-    config = OptimizeConfigSchema.parse(options.config ?? {});
+  if (options.resume && !existsSync(join(dir, 'manifest.json')))
+    throw new InputError('E_NO_RUN', `${options.out}: no run to resume here (no manifest.json)`, { file: dir });
+  // One writer per run: a resume locks before it reads the run; a new run once its inputs are checked, before it
+  // creates anything (so a refused command leaves no half-made run folder).
+  let lock: RunLock | null = options.resume ? acquireRunLock(dir, { command: 'optimize --resume' }) : null;
+  try {
+    const resumed = options.resume ? openArchive(dir) : null;
+    const config = OptimizeConfigSchema.parse(resumed ? resumed.manifest.config : (options.config ?? {}));
+    const llm = config.offline ? null : options.llm !== undefined ? options.llm : openLlmClient();
+    const objective: Objective = config.objective ?? (llm?.hasRole('answerer') ? 'accuracy' : 'evidence');
+    const histories = await loadHistories(config.history);
+    const splits = loadSplits(config.supervision, histories, config);
+    const seedPath = resolve(config.seed);
+    if (!existsSync(seedPath)) throw new InputError('E_NO_FILE', `${config.seed}: seed design not found`, { file: config.seed });
+    const seedSource = readFileSync(seedPath, 'utf8');
+    // Config search compiles through the config-space guard: a candidate may differ from the seed only in its knobs.
+    const compile = config.space === 'config' ? configSpaceCompile(seedSource, (s) => compileDesign(s)) : (s: string) => compileDesign(s);
+    let archive = resumed;
+    if (!archive) {
+      const seedCompiled = await compile(seedSource);
+      if (!seedCompiled.ok) throw seedCompileError(config.seed, seedCompiled.diagnostics);
+      lock = acquireRunLock(dir, { command: 'optimize' });
+      archive = createRun(dir, config, objective, llm, seedSource);
+    }
+    return await searchThenTest({ options, dir, archive, config, llm, objective, histories, splits, seedSource, compile });
+  } finally {
+    lock?.release();
   }
+}
 
-  const llm = config.offline ? null : options.llm !== undefined ? options.llm : openLlmClient();
-  const objective: Objective = config.objective ?? (llm?.hasRole('answerer') ? 'accuracy' : 'evidence');
-  const histories = await loadHistories(config.history);
-  const splits = loadSplits(config.supervision, histories, config);
-  const seedPath = resolve(config.seed);
-  if (!existsSync(seedPath)) throw new InputError('E_NO_FILE', `${config.seed}: seed design not found`, { file: config.seed });
-  const seedSource = readFileSync(seedPath, 'utf8');
-  // Config search compiles through the config-space guard: a candidate may differ from the seed only in its knobs.
-  const compile = config.space === 'config' ? configSpaceCompile(seedSource, (s) => compileDesign(s)) : (s: string) => compileDesign(s);
+/** A new run's folder and manifest: the resolved config, the seed's hash, and the model of each role. */
+function createRun(dir: string, config: OptimizeConfig, objective: Objective, llm: LlmClient | null, seedSource: string): Archive {
+  return createArchive(dir, {
+    config: { ...config, objective },
+    seeds: [{ path: config.seed, sha256: sha256(seedSource) }],
+    models: llm
+      ? { proposer: modelName(llm, 'proposer'), answerer: modelName(llm, 'answerer'), judge: modelName(llm, 'judge') }
+      : {
+          proposer: config.space === 'config' ? 'offline-config-mutation' : 'offline-mutation',
+          answerer: 'extractive-reader',
+          judge: 'f1-threshold',
+        },
+    promptVersions: {},
+    rngSeed: config.rngSeed,
+  });
+}
 
-  if (!options.resume) {
-    archive = createArchive(dir, {
-      config: { ...config, objective },
-      seeds: [{ path: config.seed, sha256: sha256(seedSource) }],
-      models: llm
-        ? { proposer: modelName(llm, 'proposer'), answerer: modelName(llm, 'answerer'), judge: modelName(llm, 'judge') }
-        : {
-            proposer: config.space === 'config' ? 'offline-config-mutation' : 'offline-mutation',
-            answerer: 'extractive-reader',
-            judge: 'f1-threshold',
-          },
-      promptVersions: {},
-      rngSeed: config.rngSeed,
-    });
-  }
-  archive = archive!;
+/** What a prepared run hands to the search and the final test. */
+interface PreparedRun {
+  options: OptimizeOptions;
+  dir: string;
+  archive: Archive;
+  config: OptimizeConfig;
+  llm: LlmClient | null;
+  objective: Objective;
+  histories: History[];
+  splits: Record<QuestionSplit, QAItem[]>;
+  seedSource: string;
+  compile: (source: string) => ReturnType<typeof compileDesign>;
+}
 
+/**
+ * The search on train and val (it gets an evaluator without the test split), then, outside it, the seed and the best
+ * design once on the histories' official QA; their scores go into the archive as `test-scores` events.
+ */
+async function searchThenTest(r: PreparedRun): Promise<OptimizeReport> {
+  const { options, dir, archive, config, llm, objective, histories, splits } = r;
   const proposer: Proposer =
     config.space === 'config'
       ? llm?.hasRole('proposer')
@@ -190,15 +219,15 @@ export async function runOptimize(options: OptimizeOptions): Promise<OptimizeRep
       : 0;
     const result = await runSearch({
       archive,
-      evaluator,
+      evaluator: searchSplitsOnly(evaluator),
       elapsedBeforeMs,
       proposer,
       select: parentSelectorFromSpec(config.select),
       accept: acceptanceFromSpec(config.accept),
       stop: stopCondition(config),
-      compile,
+      compile: r.compile,
       objective,
-      seeds: [{ label: config.seed, source: seedSource }],
+      seeds: [{ label: config.seed, source: r.seedSource }],
       records: histories,
       rngSeed: config.rngSeed,
       perCategory: config.perCategory,
@@ -221,12 +250,11 @@ export async function runOptimize(options: OptimizeOptions): Promise<OptimizeRep
     const bestVal = (await scoresFor(result.best, 'val'))!;
     const seedTest = await scoresFor(result.seed, 'test');
     const bestTest = await scoresFor(result.best, 'test');
-    // The archive keeps official-test scores beside the run (export and the report read them).
     for (const [p, t] of [
       [result.seed, seedTest],
       [result.best, bestTest],
     ] as const) {
-      if (t) archive.appendEvent(testScoresEvent({ program: p.id, value: t.fitness, n: t.n, metrics: testMetrics(t) }));
+      if (t) archive.recordTestScores({ program: p.id, value: t.fitness, n: t.n, metrics: testMetrics(t) });
     }
     const state = result.state;
     return {
@@ -281,7 +309,8 @@ export function loadSplits(
   if (train.length === 0 || val.length === 0) {
     throw new InputError(
       'E_NO_SPLIT',
-      `${supervision}: needs items with split "train" and "val" about the loaded histories (found ${train.length} train, ${val.length} val); generate them with memsteer generate`,
+      `${supervision}: needs items with split "train" and "val" about the loaded histories ` +
+        `(found ${train.length} train, ${val.length} val); generate them with memsteer generate`,
       { file: supervision },
     );
   }

@@ -2,10 +2,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { z } from 'zod';
 import type { Archive } from '../archive/archive.ts';
-import { OFFICIAL_TRACES_DIR, type ProgramRecord } from '../archive/schemas.ts';
+import { OFFICIAL_TRACES_DIR, type ProgramRecord, type TestScores } from '../archive/schemas.ts';
 import { diffSources } from '../design/diff.ts';
 import { FAILURE_CATEGORIES } from '../diagnose/diagnosis.ts';
-import { readTestScores, type TestScores } from '../export/test-scores.ts';
 import { summarize, type MetricBlock } from '../scoring/summary.ts';
 import { QuestionTraceSchema } from '../scoring/trace-schema.ts';
 import type { QuestionTrace } from '../scoring/trace.ts';
@@ -171,7 +170,7 @@ function officialTraces(archive: Archive, id: string): QuestionTrace[] | null {
 
 /**
  * Seed and best on the validation split (their archived traces) and on the official test: per category from
- * `official/<id>.jsonl` traces when the run holds them, else overall only from the recorded test-scores note.
+ * `official/<id>.jsonl` traces when the run holds them, else overall only from the recorded `test-scores` event.
  */
 function scoreEntries(archive: Archive, seed: ProgramRecord | null, best: ProgramRecord | null): SplitScoresEntry[] {
   const out: SplitScoresEntry[] = [];
@@ -189,7 +188,7 @@ function scoreEntries(archive: Archive, seed: ProgramRecord | null, best: Progra
         out.push({ split, role, program: p.id, source: 'traces', overall: metrics(s), perCategory });
         continue;
       }
-      const recorded = split === 'test' ? readTestScores(archive, p.id) : null;
+      const recorded = split === 'test' ? (archive.testScores().get(p.id) ?? null) : null;
       if (recorded) out.push({ split, role, program: p.id, source: 'summary', overall: fromRecorded(recorded), perCategory: {} });
     }
   }

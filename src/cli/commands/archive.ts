@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import Table from 'cli-table3';
 import { resolve } from 'node:path';
 import type { CliIO } from '../io.ts';
-import { openArchive } from '../../archive/index.ts';
+import { openArchive, readRunLock } from '../../archive/index.ts';
 import type { ProgramRecord } from '../../archive/schemas.ts';
 
 const pct = (x: number | undefined) => (x === undefined ? '–' : (x * 100).toFixed(1));
@@ -36,10 +36,17 @@ export function register(program: Command, io: CliIO): void {
     .action(async (run: string, opts: { json?: boolean }) => {
       const archive = openArchive(resolve(run));
       const state = archive.loadState();
+      const testScores = archive.testScores();
       if (opts.json) {
         io.out(
           `${JSON.stringify(
-            { manifest: archive.manifest, programs: state.programs, best: state.best?.id ?? null, warnings: state.warnings },
+            {
+              manifest: archive.manifest,
+              programs: state.programs,
+              best: state.best?.id ?? null,
+              testScores: Object.fromEntries(testScores),
+              warnings: state.warnings,
+            },
             null,
             2,
           )}\n`,
@@ -68,6 +75,9 @@ export function register(program: Command, io: CliIO): void {
       );
       io.out(`${t.toString()}\n`);
       io.out(`lineage:\n${renderLineage(state.programs)}\n`);
+      for (const [id, t] of testScores) io.out(`official test: ${id} ${pct(t.value)} (n ${t.n})\n`);
       for (const w of state.warnings) io.err(`warning: ${w}\n`);
+      const writer = readRunLock(run);
+      if (writer) io.err(`note: pid ${writer.pid} (${writer.command}) is writing this run; what is listed may change\n`);
     });
 }

@@ -1,0 +1,46 @@
+import { sha256 } from '../archive/program-id.ts';
+import { BudgetExceededError } from '../llm/errors.ts';
+import type { Proposal } from './proposers/types.ts';
+import type { IterationPlan } from './search-iteration.ts';
+import type { SearchRun } from './search-run.ts';
+import type { Repair } from './search-types.ts';
+
+/** What asking the proposer gave. */
+export type ProposalOutcome =
+  | { kind: 'proposal'; proposal: Proposal }
+  /** A reply without edits: recorded as invalid and answered with a repair request. */
+  | { kind: 'no-edits'; proposal: Proposal }
+  /** The proposer has nothing left to try on this parent. */
+  | { kind: 'exhausted' }
+  /** A malformed reply after the client's own repairs, an HTTP error after retries…: recorded, the loop goes on. */
+  | { kind: 'proposer-failed'; code: string; message: string }
+  /** The LLM budget ran out: a clean stop. */
+  | { kind: 'over-budget'; message: string };
+
+/** Asks the proposer for attempt `attempt` of the iteration (a repair when `repair` is set). */
+export async function propose(run: SearchRun, plan: IterationPlan, attempt: number, repair: Repair | undefined): Promise<ProposalOutcome> {
+  const { parent, parentSource, feedback } = plan;
+  let proposal: Proposal | null;
+  try {
+    proposal = await run.options.proposer.propose({
+      parent: { id: parent.id, source: parentSource, score: parent.scores?.value ?? 0, scores: parent.scores?.metrics ?? {} },
+      diagnosis: feedback.diagnosis,
+      failures: feedback.failures,
+      revisions: plan.revisions,
+      objective: run.options.objective,
+      rng: plan.rng.fork(`propose:${attempt}`),
+      isKnownSource: (src) => plan.knownHashes.has(sha256(src)),
+      ...(repair ? { repair } : {}),
+    });
+  } catch (err) {
+    if (err instanceof BudgetExceededError) return { kind: 'over-budget', message: err.message };
+    return {
+      kind: 'proposer-failed',
+      code: (err as { code?: string }).code ?? 'E_PROPOSER',
+      message: err instanceof Error ? err.message : String(err),
+    };
+  }
+  if (!proposal) return { kind: 'exhausted' };
+  if (!Array.isArray(proposal.edits) || proposal.edits.length === 0) return { kind: 'no-edits', proposal };
+  return { kind: 'proposal', proposal };
+}
