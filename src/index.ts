@@ -115,6 +115,8 @@ export {
   type Scores,
   type SearchState,
 } from './archive/index.ts';
+export { acquireRunLock, readRunLock, RunLockedError, type RunLock, type RunLockHolder } from './archive/run-lock.ts';
+export { searchSplitsOnly, type SearchEvaluator } from './optimize/candidate-evaluator.ts';
 
 // ── export of a winning design ──
 export { exportDesign, type ExportOptions, type ExportResult } from './export/export-design.ts';
