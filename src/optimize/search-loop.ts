@@ -1,4 +1,5 @@
 import type { Archive } from '../archive/archive.ts';
+import type { FeedbackMode } from '../config/run-options.ts';
 import type { ProgramRecord, Scores } from '../archive/schemas.ts';
 import type { SearchState } from '../archive/state.ts';
 import { sha256 } from '../archive/program-id.ts';
@@ -14,7 +15,7 @@ import type { Proposal, Proposer, RevisionNote } from './proposers/types.ts';
 import type { AcceptanceRule, ParentSelector, ScoredProgram, SearchProgress, StopCondition } from './strategies/types.ts';
 
 /** How failure cases reach the proposer (the feedback ablation compares these). */
-export type FeedbackMode = 'stratified' | 'diagnosis' | 'random';
+export type { FeedbackMode } from '../config/run-options.ts';
 
 /** Everything the loop is made of; each part is a small interface with several implementations. */
 export interface SearchLoopOptions {
