@@ -56,13 +56,18 @@ function checkInput(c: PathCheck): string {
   }
   const p = resolve(c.value);
   const st = statOrNull(p);
+  // A run is the archive's to name: the same code openArchive uses, whether the folder is missing or not a run.
+  if (!st && c.role === 'run')
+    throw new InputError('E_ARCHIVE_MISSING', `${label}: not found; give a run folder written by memsteer optimize`, { file: p });
   if (!st) throw new InputError('E_NO_FILE', `${label}: not found`, { file: p });
   if (c.role === 'file' && st.isDirectory())
     throw new InputError('E_IS_DIR', `${label}: is a folder; ${c.flag} expects a file`, { file: p });
   if ((c.role === 'dir' || c.role === 'run') && !st.isDirectory())
     throw new InputError('E_NOT_DIR', `${label}: is a file; ${c.flag} expects a folder`, { file: p });
   if (c.role === 'run' && !existsSync(join(p, 'manifest.json')))
-    throw new InputError('E_NO_RUN', `${label}: no run here (no manifest.json); give a folder written by memsteer optimize`, { file: p });
+    throw new InputError('E_ARCHIVE_MISSING', `${label}: no run here (no manifest.json); give a folder written by memsteer optimize`, {
+      file: p,
+    });
   try {
     accessSync(p, constants.R_OK);
   } catch {
