@@ -103,7 +103,7 @@ function describeNumber(schema: z.ZodType): string {
 }
 
 /** Strict text → number: `Number('')` is 0 and `Number(' ')` too, which a user never means. */
-function toNumber(text: string): number {
+export function toNumber(text: string): number {
   const t = text.trim();
   return t === '' ? Number.NaN : Number(t);
 }

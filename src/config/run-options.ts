@@ -15,6 +15,8 @@ export type Objective = z.infer<typeof Objective>;
 /** Which failure cases reach the proposer: stratified by diagnosed category, the diagnosis only, or a random sample. */
 export const FeedbackMode = z.enum(['stratified', 'diagnosis', 'random']);
 export type FeedbackMode = z.infer<typeof FeedbackMode>;
+/** The paper's feedback: up to N failure cases per diagnosed category. */
+export const DEFAULT_FEEDBACK: FeedbackMode = 'stratified';
 
 /** What the proposer may change: the design's code, or only the config constants of seeds/configurable.ts. */
 export const SearchSpace = z.enum(['code', 'config']);

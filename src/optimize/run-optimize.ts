@@ -20,6 +20,7 @@ import type { CandidateEvaluation, QuestionSplit } from './candidate-evaluator.t
 import {
   ContextBudget,
   count,
+  DEFAULT_FEEDBACK,
   FeedbackMode,
   ItemLimit,
   Iterations,
@@ -69,7 +70,7 @@ export const OptimizeConfigSchema = z.object({
   contextBudget: ContextBudget,
   rngSeed: RngSeed,
   perCategory: count(LIMITS.perCategory).default(10),
-  feedback: FeedbackMode.default('stratified'),
+  feedback: FeedbackMode.default(DEFAULT_FEEDBACK),
   repairs: z.number().int().nonnegative().default(2),
   control: z.boolean().default(false),
   /** Official QA categories for the final test (empty: all). */

@@ -1,5 +1,5 @@
 import type { Archive } from '../archive/archive.ts';
-import type { FeedbackMode } from '../config/run-options.ts';
+import { DEFAULT_FEEDBACK, type FeedbackMode } from '../config/run-options.ts';
 import type { ProgramRecord, Scores } from '../archive/schemas.ts';
 import type { SearchState } from '../archive/state.ts';
 import { sha256 } from '../archive/program-id.ts';
@@ -237,7 +237,7 @@ export async function runSearch(options: SearchLoopOptions): Promise<SearchResul
       // 'random' is the feedback ablation's diagnosis-free arm: the proposer gets only randomly sampled failures,
       // no category counts. Without this it would differ from 'diagnosis' only in cases the offline proposer never reads.
       diagnosis = options.feedback === 'random' ? null : d;
-      failures = feedbackCases(options.feedback ?? 'stratified', d, evaluator.questions.train, evaluation, options.records, {
+      failures = feedbackCases(options.feedback ?? DEFAULT_FEEDBACK, d, evaluator.questions.train, evaluation, options.records, {
         seed: deriveSeed(options.rngSeed, 'failures', iteration),
         perCategory: options.perCategory ?? 10,
       });

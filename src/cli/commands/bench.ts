@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { count, LIMITS } from '../../config/run-options.ts';
 import { checkPaths, tablePathChecks } from '../check-paths.ts';
 import * as common from '../common-options.ts';
-import { addOptions, optionTable, parseOptions, type OptionsInput, type OptionsOf } from '../option-table.ts';
+import { addOptions, optionTable, parseOptions, toNumber, type OptionsInput, type OptionsOf } from '../option-table.ts';
 
 const B = BenchConfigSchema.shape;
 
@@ -65,7 +65,7 @@ export const BENCH_OPTIONS = optionTable({
     flags: '--rhelm-test <n|all>',
     description: 'RHELM official questions tested per persona (a fixed sample; default all)',
     schema: count(LIMITS.items).nullable().optional(),
-    parse: (text: string) => (text.trim() === 'all' ? null : text.trim() === '' ? Number.NaN : Number(text)),
+    parse: (text: string) => (text.trim() === 'all' ? null : toNumber(text)),
   },
   rngSeed: common.rngSeed,
   jobs: { ...common.jobs, description: 'sandbox processes per pool' },
