@@ -59,7 +59,7 @@ function checkInput(c: PathCheck): string {
   // A run is the archive's to name: the same code openArchive uses, whether the folder is missing or not a run.
   if (!st && c.role === 'run')
     throw new InputError('E_ARCHIVE_MISSING', `${label}: not found; give a run folder written by memsteer optimize`, { file: p });
-  if (!st) throw new InputError('E_NO_FILE', `${label}: not found`, { file: p });
+  if (!st) throw new InputError('E_NO_FILE', `${label}: not found; give an existing ${c.role === 'dir' ? 'folder' : 'file'}`, { file: p });
   if (c.role === 'file' && st.isDirectory())
     throw new InputError('E_IS_DIR', `${label}: is a folder; ${c.flag} expects a file`, { file: p });
   if ((c.role === 'dir' || c.role === 'run') && !st.isDirectory())

@@ -137,7 +137,8 @@ function expected(spec: OptionSpec, given: unknown): string {
   const allowed = choicesOf(element);
   if (!allowed) return '';
   const unknown = Array.isArray(given) ? given.filter((x) => !allowed.includes(String(x))) : [];
-  return `${unknown.length ? `unknown ${unknown.map((x) => JSON.stringify(x)).join(', ')}; ` : ''}expected a comma-separated list of ${allowed.join(', ')}`;
+  const which = unknown.length ? `unknown ${unknown.map((x) => JSON.stringify(x)).join(', ')}; ` : '';
+  return `${which}expected a comma-separated list of ${allowed.join(', ')}`;
 }
 
 /** Parses one option's value (text or typed) into its typed value; a value outside the schema is a coded error. */

@@ -64,8 +64,9 @@ export function register(program: Command, io: CliIO): void {
         .join(', ')} → ${supervision}\n`,
     );
     io.out(
-      `2/2 optimizing seeds/base-bm25.ts on that supervision for ${opts.iterations} iterations (offline mutation proposer, objective: context recall ` +
-        'of the generated evidence), then testing the seed and the best design on the official questions (question dates enforced)…\n',
+      `2/2 optimizing seeds/base-bm25.ts on that supervision for ${opts.iterations} iterations ` +
+        '(offline mutation proposer, objective: context recall of the generated evidence), ' +
+        'then testing the seed and the best design on the official questions (question dates enforced)…\n',
     );
     await runOptimizeCommand(
       {
