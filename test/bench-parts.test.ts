@@ -133,7 +133,7 @@ describe('bench tables', () => {
         rngSeed: '1',
         experiments: 'main,nope',
       }),
-    ).toThrow(/unknown experiment "nope"/);
+    ).toThrow(/--experiments "main,nope": unknown "nope"/);
     expect(() => benchConfigFromFlags({ dataset: 'locomo', data: 'data/default', iterations: '2', out: '/tmp/x', rngSeed: '1' })).toThrow(
       /locomo data not found/,
     );

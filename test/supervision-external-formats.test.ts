@@ -42,6 +42,6 @@ describe('memsteer convert', () => {
     expect(list.splits.train.filter((id) => list.splits.val.includes(id))).toEqual([]);
 
     expect(await main(['node', 'memsteer', 'convert', sup, '--to', 'csv', '--out', join(dir, 'x')], io)).toBe(1);
-    expect(io.stderr).toMatch(/E_BAD_OPTION: --to csv/);
+    expect(io.stderr).toMatch(/E_BAD_FLAG: .*--to.*csv/);
   });
 });

@@ -125,6 +125,6 @@ describe.skipIf(!existsSync(LOCOMO))('memsteer generate (CLI)', () => {
       io,
     );
     expect(code).toBe(1);
-    expect(io.stderr).toMatch(/E_BAD_OPTION.*riddles/);
+    expect(io.stderr).toMatch(/E_BAD_FLAG.*riddles/);
   });
 });

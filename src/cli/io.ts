@@ -8,7 +8,25 @@ export interface CliIO {
   exitCode?: number;
 }
 
+let pipeGuard = false;
+
+/**
+ * A reader that stops early (`memsteer archive run | head`) closes the pipe. That is not our error and the rest of
+ * the output is no longer wanted: end quietly instead of dying with an EPIPE stack trace.
+ */
+function endQuietlyOnClosedPipe(): void {
+  if (pipeGuard) return;
+  pipeGuard = true;
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE') throw err;
+      process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+    });
+  }
+}
+
 export function defaultIO(): CliIO {
+  endQuietlyOnClosedPipe();
   return {
     out: (t) => process.stdout.write(t),
     err: (t) => process.stderr.write(t),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { QuestionTrace } from '../scoring/trace.ts';
 import type { QAItem } from '../history/record.ts';
 import { recoverableFn, type Provenance } from './provenance.ts';
+import { Objective } from '../config/run-options.ts';
 
 /**
  * Evidence-guided failure attribution. For a failed question, its gold evidence says where the design lost it:
@@ -22,7 +23,7 @@ export type FailureCategory = (typeof FAILURE_CATEGORIES)[number];
  * What counts as a failure: `accuracy` a wrong answer (the paper's objective, needs an answerer); `evidence` a
  * context that misses gold evidence (the offline default); `f1` an answer whose token F1 is below `f1Threshold`.
  */
-export const DiagnosisObjective = z.enum(['accuracy', 'evidence', 'f1']);
+export const DiagnosisObjective = Objective.exclude(['marginal']);
 export type DiagnosisObjective = z.infer<typeof DiagnosisObjective>;
 
 export const QuestionDiagnosisSchema = z.object({

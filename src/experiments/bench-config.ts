@@ -1,6 +1,7 @@
 /** The bench's configuration (validated) and what it knows about each dataset. */
 import { z } from 'zod';
 import { BenchDataset, ExperimentName, EXPERIMENTS } from './schemas.ts';
+import { ContextBudget, Iterations, Jobs, RngSeed } from '../config/run-options.ts';
 
 export const BenchConfigSchema = z.object({
   /** Results directory (work under `<out>/work`). */
@@ -12,8 +13,8 @@ export const BenchConfigSchema = z.object({
     .min(1)
     .default([...EXPERIMENTS]),
   /** Search iterations of every optimization run. */
-  iterations: z.number().int().positive().default(10),
-  rngSeed: z.number().int().default(1),
+  iterations: Iterations.default(10),
+  rngSeed: RngSeed,
   /** Generated items per history for the main and transfer runs (and the LoCoMo ablations). */
   perHistory: z.number().int().positive().default(100),
   valShare: z.number().gt(0).lt(1).default(0.4),
@@ -33,9 +34,9 @@ export const BenchConfigSchema = z.object({
    */
   rhelmTestPerPersona: z.number().int().positive().nullable().default(null),
   /** Context budget of the fixed answerer (tokens). */
-  contextBudget: z.number().int().positive().default(1000),
+  contextBudget: ContextBudget,
   /** Sandbox processes per pool (default: one per core). */
-  jobs: z.number().int().positive().optional(),
+  jobs: Jobs,
   /** Throw away earlier work (generated supervision, runs, evaluation cache) instead of reusing it. */
   fresh: z.boolean().default(false),
 });

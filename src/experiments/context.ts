@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { loadHistories } from '../history/load.ts';
 import type { History, QAItem } from '../history/record.ts';
 import type { FeedbackMode } from '../optimize/search-loop.ts';
+import { DEFAULT_FEEDBACK } from '../config/run-options.ts';
 import { DATASETS, type BenchConfig } from './bench-config.ts';
 import { runCell, type CellResult } from './cells.ts';
 import { createOfficialEvaluator, type OfficialEvaluation, type OfficialEvaluator } from './official-eval.ts';
@@ -101,7 +102,7 @@ export class BenchContext {
         history: this.source(r.dataset),
         supervision: r.supervision,
         seedSource: r.seedSource ?? this.baseSource,
-        feedback: r.feedback ?? 'stratified',
+        feedback: r.feedback ?? DEFAULT_FEEDBACK,
         iterations,
         rngSeed: this.config.rngSeed,
         contextBudget: this.config.contextBudget,

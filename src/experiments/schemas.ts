@@ -3,6 +3,7 @@
  * file that holds both. Everything written goes through these schemas.
  */
 import { z } from 'zod';
+import { FeedbackMode } from '../config/run-options.ts';
 
 /** The datasets the bench knows how to read and split. */
 export const BenchDataset = z.enum(['locomo', 'rhelm']);
@@ -83,7 +84,7 @@ export type SupervisionRow = z.infer<typeof SupervisionRowSchema>;
 
 export const FeedbackRowSchema = z.object({
   dataset: BenchDataset,
-  mode: z.enum(['random', 'diagnosis', 'stratified']),
+  mode: FeedbackMode,
   label: z.string(),
   design: DesignRefSchema,
   test: ScoresSchema,

@@ -3,9 +3,10 @@ import type { EvalSummary } from '../scoring/summary.ts';
 import type { QuestionTrace } from '../scoring/trace.ts';
 import type { Provenance } from '../diagnose/provenance.ts';
 import type { QAItem } from '../history/record.ts';
+import type { Objective } from '../config/run-options.ts';
 
-/** What the search maximises. `evidence` (context recall of gold evidence) is the offline default. */
-export type Objective = 'accuracy' | 'evidence' | 'f1' | 'marginal';
+/** What the search maximises (declared with the other shared run options). */
+export type { Objective } from '../config/run-options.ts';
 
 /** The question sets of a run: train drives diagnosis, val drives acceptance, test is only reported. */
 export type QuestionSplit = 'train' | 'val' | 'test';

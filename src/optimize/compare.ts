@@ -14,6 +14,7 @@ import { createRng, deriveSeed } from '../util/rng.ts';
 import { loadSplits, runOptimize, type OptimizeConfigInput, type OptimizeReport, type SplitScores } from './run-optimize.ts';
 import type { SearchEvent } from './search-loop.ts';
 import { pairedBootstrap } from './strategies/bootstrap.ts';
+import { ContextBudget, count, ItemLimit, Iterations, Jobs, LIMITS, Objective, RngSeed, SearchSpace } from '../config/run-options.ts';
 
 /**
  * Code search and config search from the same start (see {@link DEFAULT_COMPARE_SEED}).
@@ -45,19 +46,19 @@ export const CompareOptionsSchema = z.object({
    */
   codeSeed: z.string().optional(),
   /** Iterations per arm (each arm gets the same). */
-  iterations: z.number().int().positive().default(10),
+  iterations: Iterations.default(10),
   /** Proposals per arm (repairs count), when set. */
-  maxProposals: z.number().int().positive().optional(),
+  maxProposals: Iterations.optional(),
   /** LLM tokens per arm, when set. */
-  budgetTokens: z.number().int().positive().optional(),
+  budgetTokens: count(LIMITS.tokens).optional(),
   control: z.boolean().default(false),
   offline: z.boolean().default(false),
-  objective: z.enum(['accuracy', 'evidence', 'f1', 'marginal']).optional(),
-  rngSeed: z.number().int().default(1),
-  contextBudget: z.number().int().positive().default(1000),
+  objective: Objective.optional(),
+  rngSeed: RngSeed,
+  contextBudget: ContextBudget,
   testCategories: z.array(z.string()).default([]),
-  limit: z.number().int().positive().optional(),
-  jobs: z.number().int().positive().optional(),
+  limit: ItemLimit,
+  jobs: Jobs,
   /** Bootstrap resamples and confidence level of the difference's interval. */
   resamples: z.number().int().positive().default(2000),
   level: z.number().gt(0).lt(1).default(0.95),
@@ -86,7 +87,7 @@ const TrajectoryPointSchema = z.object({
 
 export const ArmReportSchema = z.object({
   arm: ArmName,
-  space: z.enum(['code', 'config']),
+  space: SearchSpace,
   dir: z.string(),
   stopReason: z.string(),
   trajectory: z.array(TrajectoryPointSchema),
@@ -119,7 +120,7 @@ export type Difference = z.infer<typeof DifferenceSchema>;
 export const CompareReportSchema = z.object({
   seed: z.string(),
   codeSeed: z.string(),
-  objective: z.enum(['accuracy', 'evidence', 'f1', 'marginal']),
+  objective: Objective,
   rngSeed: z.number().int(),
   iterations: z.number().int(),
   budgetTokens: z.number().int().nullable(),

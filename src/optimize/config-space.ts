@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { parseSource, topLevelNames, unwrapExpression } from '../design/design-source.ts';
 import type { EditOp } from '../design/edit-ops.ts';
 import { ConfigError, describeZodIssues } from '../errors.ts';
+import type { FailureTarget } from '../config/run-options.ts';
 import type { CompileDiagnostic, CompileResult } from '../isolate/sandbox-api.ts';
 
 /**
@@ -13,7 +14,7 @@ import type { CompileDiagnostic, CompileResult } from '../isolate/sandbox-api.ts
  */
 
 /** Which diagnosed failure category a knob mainly addresses (as the code mutation catalog's operators do). */
-export type ConfigTarget = 'storage' | 'retrieval' | 'answering';
+export type ConfigTarget = FailureTarget;
 
 /** How a knob varies: one of a few options, a number on a grid inside a range, or on/off. */
 export type FieldSpec =

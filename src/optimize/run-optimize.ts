@@ -16,7 +16,20 @@ import type { LlmClient } from '../llm/types.ts';
 import { readJsonl, writeJsonl } from '../util/jsonl.ts';
 import { QuestionTraceSchema, traceForFile } from '../scoring/trace-schema.ts';
 import { OFFICIAL_TRACES_DIR } from '../archive/schemas.ts';
-import { searchSplitsOnly, type CandidateEvaluation, type Objective, type QuestionSplit } from './candidate-evaluator.ts';
+import { searchSplitsOnly, type CandidateEvaluation, type QuestionSplit } from './candidate-evaluator.ts';
+import {
+  ContextBudget,
+  count,
+  DEFAULT_FEEDBACK,
+  FeedbackMode,
+  ItemLimit,
+  Iterations,
+  Jobs,
+  LIMITS,
+  Objective,
+  RngSeed,
+  SearchSpace,
+} from '../config/run-options.ts';
 import { createRunEvaluator } from './pool-evaluator.ts';
 import { createLlmProposer } from './proposers/llm-proposer.ts';
 import { createMutationProposer } from './proposers/offline-mutation.ts';
@@ -24,7 +37,7 @@ import { createConfigMutationProposer } from './proposers/config-mutation.ts';
 import { createLlmConfigProposer } from './proposers/llm-config-proposer.ts';
 import { configSpaceCompile } from './config-space.ts';
 import type { Proposer } from './proposers/types.ts';
-import { runSearch, type FeedbackMode, type SearchEvent } from './search-loop.ts';
+import { runSearch, type SearchEvent } from './search-loop.ts';
 import { seedCompileError } from './search-settle.ts';
 import {
   acceptanceFromSpec,
@@ -44,29 +57,29 @@ export const OptimizeConfigSchema = z.object({
   history: z.string(),
   supervision: z.string(),
   seed: z.string(),
-  iterations: z.number().int().positive().default(20),
-  objective: z.enum(['accuracy', 'evidence', 'f1', 'marginal']).optional(),
+  iterations: Iterations.default(20),
+  objective: Objective.optional(),
   select: z.string().default('greedy'),
   accept: z.string().default('better'),
   offline: z.boolean().default(false),
-  budgetTokens: z.number().int().positive().optional(),
-  budgetDollars: z.number().positive().optional(),
-  maxProposals: z.number().int().positive().optional(),
-  wallTimeSeconds: z.number().positive().optional(),
-  patience: z.number().int().positive().optional(),
-  contextBudget: z.number().int().positive().default(1000),
-  rngSeed: z.number().int().default(1),
-  perCategory: z.number().int().positive().default(10),
-  feedback: z.enum(['stratified', 'diagnosis', 'random']).default('stratified'),
+  budgetTokens: count(LIMITS.tokens).optional(),
+  budgetDollars: z.number().positive().max(LIMITS.dollars).optional(),
+  maxProposals: Iterations.optional(),
+  wallTimeSeconds: z.number().positive().max(LIMITS.wallTimeSeconds).optional(),
+  patience: Iterations.optional(),
+  contextBudget: ContextBudget,
+  rngSeed: RngSeed,
+  perCategory: count(LIMITS.perCategory).default(10),
+  feedback: FeedbackMode.default(DEFAULT_FEEDBACK),
   repairs: z.number().int().nonnegative().default(2),
   control: z.boolean().default(false),
   /** Official QA categories for the final test (empty: all). */
   testCategories: z.array(z.string()).default([]),
   /** Limits the supervision used per split (for quick runs). */
-  limit: z.number().int().positive().optional(),
-  jobs: z.number().int().positive().optional(),
+  limit: ItemLimit,
+  jobs: Jobs,
   /** What the proposer may change: the design's code, or only the config constants of seeds/configurable.ts. */
-  space: z.enum(['code', 'config']).default('code'),
+  space: SearchSpace.default('code'),
 });
 export type OptimizeConfig = z.infer<typeof OptimizeConfigSchema>;
 export type OptimizeConfigInput = z.input<typeof OptimizeConfigSchema>;
@@ -143,6 +156,9 @@ export async function runOptimize(options: OptimizeOptions): Promise<OptimizeRep
     const seedSource = readFileSync(seedPath, 'utf8');
     // Config search compiles through the config-space guard: a candidate may differ from the seed only in its knobs.
     const compile = config.space === 'config' ? configSpaceCompile(seedSource, (s) => compileDesign(s)) : (s: string) => compileDesign(s);
+    // Before the run folder exists: a bad spec must not leave a half-made run that blocks a corrected re-run.
+    parentSelectorFromSpec(config.select);
+    acceptanceFromSpec(config.accept);
     let archive = resumed;
     if (!archive) {
       const seedCompiled = await compile(seedSource);
@@ -231,7 +247,7 @@ async function searchThenTest(r: PreparedRun): Promise<OptimizeReport> {
       records: histories,
       rngSeed: config.rngSeed,
       perCategory: config.perCategory,
-      feedback: config.feedback as FeedbackMode,
+      feedback: config.feedback,
       repairs: config.repairs,
       control: config.control,
       ...(options.onEvent ? { onEvent: options.onEvent } : {}),

@@ -1,3 +1,4 @@
+import { DEFAULT_FEEDBACK } from '../config/run-options.ts';
 import type { ProgramRecord } from '../archive/schemas.ts';
 import { diagnose, type Diagnosis } from '../diagnose/diagnosis.ts';
 import { sampleFailures, sampleRandomFailures, type FailureCase } from '../diagnose/sample.ts';
@@ -42,7 +43,7 @@ export async function parentFeedback(run: SearchRun, parent: ProgramRecord, iter
   const { options } = run;
   if (options.control) return { diagnosis: null, failures: [] };
   const { diagnosis, evaluation } = await trainingDiagnosis(run, parent);
-  const mode = options.feedback ?? 'stratified';
+  const mode = options.feedback ?? DEFAULT_FEEDBACK;
   const items = run.evaluator.questions.train;
   const seed = deriveSeed(options.rngSeed, 'failures', iteration);
   const perCategory = options.perCategory ?? 10;

@@ -8,7 +8,8 @@ import type { Proposal, Proposer } from './proposers/types.ts';
 import type { AcceptanceRule, ParentSelector, StopCondition } from './strategies/types.ts';
 
 /** How failure cases reach the proposer (the feedback ablation compares these). */
-export type FeedbackMode = 'stratified' | 'diagnosis' | 'random';
+export type { FeedbackMode } from '../config/run-options.ts';
+import type { FeedbackMode } from '../config/run-options.ts';
 
 /** Everything the loop is made of; each part is a small interface with several implementations. */
 export interface SearchLoopOptions {

@@ -18,13 +18,14 @@ import { createSandbox } from '../isolate/sandbox-runner.ts';
 import type { ExportManifest } from '../export/design-manifest.ts';
 import { SourceRecordSchema } from '../history/record.ts';
 import type { LlmClient } from '../llm/types.ts';
+import { DEFAULT_CONTEXT_BUDGET } from '../config/run-options.ts';
 import { DesignError } from './design-error.ts';
 import { readDesignInput } from './design-input.ts';
 import { loadDesignInProcess } from './in-process-design.ts';
 import { MemoryBuild, type BuildSetup } from './memory-build.ts';
 
-/** Context budget (tokens, as `countTokens` counts them) when neither the option nor design.json gives one: evaluation's default. */
-export const DEFAULT_CONTEXT_BUDGET = 1000;
+/** Context budget when neither the option nor design.json gives one: evaluation's default. */
+export { DEFAULT_CONTEXT_BUDGET } from '../config/run-options.ts';
 /** Memories for dated questions kept alive at once (each is an isolate); older ones are rebuilt on demand. */
 const MAX_DATED_MEMORIES = 4;
 

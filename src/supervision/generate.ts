@@ -2,6 +2,7 @@ import type { SourceRecord } from '../../sandbox/contract.ts';
 import type { History, QAItem } from '../history/record.ts';
 import type { LlmClient } from '../llm/types.ts';
 import { MemsteerError } from '../errors.ts';
+import { DEFAULT_GENERATE_ITEMS, DEFAULT_RNG_SEED, DEFAULT_VAL_SHARE } from '../config/run-options.ts';
 import { sampleBundles, type Bundle } from './bundles.ts';
 import { toQAItem, type BundleProcessor } from './candidate.ts';
 import { Deduper } from './dedupe.ts';
@@ -77,8 +78,8 @@ export const DEFAULT_MAX_TYPE_SHARE = 0.35;
 
 export async function generateSupervision(history: History, options: GenerateOptions): Promise<GenerateResult> {
   const started = Date.now();
-  const n = options.n ?? 400;
-  const valShare = options.val ?? 0.4;
+  const n = options.n ?? DEFAULT_GENERATE_ITEMS;
+  const valShare = options.val ?? DEFAULT_VAL_SHARE;
   if (!(valShare >= 0 && valShare < 1)) throw new MemsteerError('E_BAD_OPTION', `--val must be in [0, 1), got ${valShare}`);
   const supported = options.mode === 'offline' ? RULE_BASED_TYPES : QUESTION_TYPES;
   const types = (options.types?.length ? options.types : supported).filter((t) => supported.includes(t));
@@ -88,7 +89,7 @@ export async function generateSupervision(history: History, options: GenerateOpt
       `none of the requested types can be generated ${options.mode === 'offline' ? 'offline' : 'by the LLM'}; use ${supported.join(', ')}`,
     );
   }
-  const seed = options.seed ?? 1;
+  const seed = options.seed ?? DEFAULT_RNG_SEED;
   const graph = buildRecordGraph(history.records, options.graph);
   const rng = createRng(seed ^ hashString(history.id));
 

@@ -2,35 +2,79 @@ import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InputError } from '../../errors.ts';
-import type { BenchConfigInput } from '../../experiments/bench-config.ts';
+import { BenchConfigSchema, type BenchConfigInput } from '../../experiments/bench-config.ts';
 import type { BenchEvent } from '../../experiments/context.ts';
 import { runBench, type BenchReport } from '../../experiments/run-bench.ts';
-import { EXPERIMENTS, ExperimentName, type BenchDataset } from '../../experiments/schemas.ts';
+import { BenchDataset, EXPERIMENTS, ExperimentName } from '../../experiments/schemas.ts';
 import type { CliIO } from '../io.ts';
+import { z } from 'zod';
+import { count, LIMITS } from '../../config/run-options.ts';
+import { checkPaths, tablePathChecks } from '../check-paths.ts';
+import * as common from '../common-options.ts';
+import { addOptions, optionTable, parseOptions, toNumber, type OptionsInput, type OptionsOf } from '../option-table.ts';
 
-interface BenchFlags {
-  dataset: string;
-  experiments?: string;
-  iterations: string;
-  out: string;
-  data: string;
-  perHistory?: string;
-  budgets?: string;
-  transferSources?: string;
-  ablationPersonas?: string;
-  ablationPerHistory?: string;
-  rhelmTest?: string;
-  rngSeed: string;
-  jobs?: string;
-  fresh?: boolean;
-  json?: boolean;
-}
+const B = BenchConfigSchema.shape;
 
-const int = (flag: string, v: string): number => {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n <= 0) throw new InputError('E_BAD_FLAG', `${flag} ${JSON.stringify(v)}: expected a positive whole number`);
-  return n;
-};
+/** `memsteer bench`'s options, each declared once; defaults and bounds are the bench config schema's. */
+export const BENCH_OPTIONS = optionTable({
+  dataset: { flags: '--dataset <name>', description: 'which data sets', schema: z.enum([...BenchDataset.options, 'all']).default('all') },
+  experiments: {
+    flags: '--experiments <list>',
+    description: `comma-separated: ${EXPERIMENTS.join(',')}`,
+    schema: z.array(ExperimentName).min(1).optional(),
+  },
+  iterations: { flags: '--iterations <n>', description: 'search iterations per optimization run', schema: B.iterations },
+  out: {
+    flags: '--out <dir>',
+    description: 'results directory (intermediate work under <dir>/work is reused by later runs)',
+    schema: z.string().min(1).default('archive/bench'),
+    path: 'out-dir',
+  },
+  data: {
+    flags: '--data <dir>',
+    description: 'folder holding locomo/locomo10.json and rhelm/',
+    schema: z.string().min(1).default('../shared/data'),
+    path: 'dir',
+  },
+  perHistory: {
+    flags: '--per-history <n>',
+    description: 'generated items per history (main, transfer, LoCoMo ablations)',
+    schema: count(LIMITS.generateItems).optional(),
+  },
+  budgets: {
+    flags: '--budgets <list>',
+    description: 'training budgets of the supervision ablation (default 100,200,400)',
+    schema: z.array(count(LIMITS.generateItems)).min(1).optional(),
+  },
+  transferSources: {
+    flags: '--transfer-sources <n>',
+    description: 'RHELM personas the transfer design is optimized on (default 4)',
+    schema: count(LIMITS.items).optional(),
+  },
+  ablationPersonas: {
+    flags: '--ablation-personas <n>',
+    description: 'RHELM personas the ablations run on (default 2)',
+    schema: count(LIMITS.items).optional(),
+  },
+  ablationPerHistory: {
+    flags: '--ablation-per-history <n>',
+    description: 'generated items per RHELM ablation persona (default 300)',
+    schema: count(LIMITS.generateItems).optional(),
+  },
+  rhelmTest: {
+    flags: '--rhelm-test <n|all>',
+    description: 'RHELM official questions tested per persona (a fixed sample; default all)',
+    schema: count(LIMITS.items).nullable().optional(),
+    parse: (text: string) => (text.trim() === 'all' ? null : toNumber(text)),
+  },
+  rngSeed: common.rngSeed,
+  jobs: { ...common.jobs, description: 'sandbox processes per pool' },
+  fresh: { flags: '--fresh', description: 'discard earlier work under <out>/work (supervision, runs, evaluation cache)', schema: B.fresh },
+  json: { ...common.json, description: 'print every result as JSON instead of progress and file list' },
+});
+
+/** `memsteer bench`'s typed options. */
+export type BenchOptions = OptionsOf<typeof BENCH_OPTIONS>;
 
 /** Where each dataset lives under `--data` (the layout of ../shared/data). */
 const DATA_PATHS: Record<BenchDataset, { format: string; path: string }> = {
@@ -38,11 +82,10 @@ const DATA_PATHS: Record<BenchDataset, { format: string; path: string }> = {
   rhelm: { format: 'rhelm', path: 'rhelm' },
 };
 
-/** Flags → the bench's config (validated again by its zod schema). */
-export function benchConfigFromFlags(f: BenchFlags): BenchConfigInput {
-  const ids: BenchDataset[] =
-    f.dataset === 'all' ? ['locomo', 'rhelm'] : f.dataset === 'locomo' || f.dataset === 'rhelm' ? [f.dataset] : [];
-  if (!ids.length) throw new InputError('E_BAD_FLAG', `--dataset ${JSON.stringify(f.dataset)}: expected locomo, rhelm or all`);
+/** Flags (typed, or as typed on the command line) → the bench's config (validated again by its zod schema). */
+export function benchConfigFromFlags(input: OptionsInput<typeof BENCH_OPTIONS>): BenchConfigInput {
+  const f = parseOptions(BENCH_OPTIONS, input);
+  const ids: BenchDataset[] = f.dataset === 'all' ? ['locomo', 'rhelm'] : [f.dataset];
   const datasets = ids.map((id) => {
     const p = resolve(f.data, DATA_PATHS[id].path);
     if (!existsSync(p))
@@ -53,31 +96,21 @@ export function benchConfigFromFlags(f: BenchFlags): BenchConfigInput {
       );
     return { id, source: `${DATA_PATHS[id].format}:${p}` };
   });
-  const experiments = (f.experiments ?? EXPERIMENTS.join(','))
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)
-    .map((e) => {
-      const r = ExperimentName.safeParse(e);
-      if (!r.success)
-        throw new InputError('E_BAD_FLAG', `--experiments: unknown experiment ${JSON.stringify(e)}; use ${EXPERIMENTS.join(', ')}`);
-      return r.data;
-    });
   const cfg: BenchConfigInput = {
     out: f.out,
     datasets,
-    experiments,
-    iterations: int('--iterations', f.iterations),
-    rngSeed: Number(f.rngSeed),
-    fresh: Boolean(f.fresh),
+    experiments: f.experiments ?? [...EXPERIMENTS],
+    iterations: f.iterations,
+    rngSeed: f.rngSeed,
+    fresh: f.fresh,
   };
-  if (f.perHistory) cfg.perHistory = int('--per-history', f.perHistory);
-  if (f.budgets) cfg.budgets = f.budgets.split(',').map((b) => int('--budgets', b.trim()));
-  if (f.transferSources) cfg.transferSources = int('--transfer-sources', f.transferSources);
-  if (f.ablationPersonas) cfg.ablationPersonas = int('--ablation-personas', f.ablationPersonas);
-  if (f.ablationPerHistory) cfg.ablationPerHistory = int('--ablation-per-history', f.ablationPerHistory);
-  if (f.jobs) cfg.jobs = int('--jobs', f.jobs);
-  if (f.rhelmTest) cfg.rhelmTestPerPersona = f.rhelmTest === 'all' ? null : int('--rhelm-test', f.rhelmTest);
+  if (f.perHistory !== undefined) cfg.perHistory = f.perHistory;
+  if (f.budgets) cfg.budgets = f.budgets;
+  if (f.transferSources !== undefined) cfg.transferSources = f.transferSources;
+  if (f.ablationPersonas !== undefined) cfg.ablationPersonas = f.ablationPersonas;
+  if (f.ablationPerHistory !== undefined) cfg.ablationPerHistory = f.ablationPerHistory;
+  if (f.jobs !== undefined) cfg.jobs = f.jobs;
+  if (f.rhelmTest !== undefined) cfg.rhelmTestPerPersona = f.rhelmTest;
   return cfg;
 }
 
@@ -96,9 +129,12 @@ export function progressLine(e: BenchEvent, elapsed: number): string | null {
   }
 }
 
-export async function runBenchCommand(f: BenchFlags, io: CliIO): Promise<BenchReport> {
+export async function runBenchCommand(input: OptionsInput<typeof BENCH_OPTIONS>, io: CliIO): Promise<BenchReport> {
+  const f = parseOptions(BENCH_OPTIONS, input);
+  checkPaths(tablePathChecks(BENCH_OPTIONS, f));
+  const config = benchConfigFromFlags(f);
   const started = performance.now();
-  const report = await runBench(benchConfigFromFlags(f), (e) => {
+  const report = await runBench(config, (e) => {
     const line = progressLine(e, (performance.now() - started) / 1000);
     if (line && !f.json) io.err(`${line}\n`);
   });
@@ -111,27 +147,12 @@ export async function runBenchCommand(f: BenchFlags, io: CliIO): Promise<BenchRe
 }
 
 export function register(program: Command, io: CliIO): void {
-  program
+  const command = program
     .command('bench')
     .description(
       "Offline versions of the method's experiments (main, transfer, supervision and feedback ablations) as JSON and Markdown tables",
-    )
-    .option('--dataset <name>', 'locomo | rhelm | all', 'all')
-    .option('--experiments <list>', `comma-separated: ${EXPERIMENTS.join(',')}`)
-    .option('--iterations <n>', 'search iterations per optimization run', '10')
-    .option('--out <dir>', 'results directory (intermediate work under <dir>/work is reused by later runs)', 'archive/bench')
-    .option('--data <dir>', 'folder holding locomo/locomo10.json and rhelm/', '../shared/data')
-    .option('--per-history <n>', 'generated items per history (main, transfer, LoCoMo ablations)')
-    .option('--budgets <list>', 'training budgets of the supervision ablation (default 100,200,400)')
-    .option('--transfer-sources <n>', 'RHELM personas the transfer design is optimized on (default 4)')
-    .option('--ablation-personas <n>', 'RHELM personas the ablations run on (default 2)')
-    .option('--ablation-per-history <n>', 'generated items per RHELM ablation persona (default 300)')
-    .option('--rhelm-test <n|all>', 'RHELM official questions tested per persona (a fixed sample; default all)')
-    .option('--rng-seed <n>', 'seed of every random choice', '1')
-    .option('--jobs <n>', 'sandbox processes per pool')
-    .option('--fresh', 'discard earlier work under <out>/work (supervision, runs, evaluation cache)')
-    .option('--json', 'print every result as JSON instead of progress and file list')
-    .action(async (f: BenchFlags) => {
-      await runBenchCommand(f, io);
-    });
+    );
+  addOptions(command, BENCH_OPTIONS).action(async (raw: Record<string, unknown>) => {
+    await runBenchCommand(raw, io);
+  });
 }

@@ -1,72 +1,78 @@
 import type { Command } from 'commander';
 import Table from 'cli-table3';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { CliIO } from '../io.ts';
 import { InputError } from '../../errors.ts';
-import { runCompare, type ArmName, type CompareOptionsInput, type CompareReport, type CompareScores } from '../../optimize/compare.ts';
+import { existsSync } from 'node:fs';
+import { z } from 'zod';
+import {
+  ArmName,
+  CompareOptionsSchema,
+  runCompare,
+  type CompareOptionsInput,
+  type CompareReport,
+  type CompareScores,
+} from '../../optimize/compare.ts';
 import type { SearchEvent } from '../../optimize/search-loop.ts';
-import { DEFAULT_EVAL_BUDGET } from './eval.ts';
+import { checkPaths, tablePathChecks } from '../check-paths.ts';
+import * as common from '../common-options.ts';
+import { addOptions, optionTable, parseOptions, type OptionsInput, type OptionsOf } from '../option-table.ts';
 
-interface CompareFlags {
-  history?: string;
-  supervision?: string;
-  seed?: string;
-  codeSeed?: string;
-  iterations: string;
-  maxProposals?: string;
-  budgetTokens?: string;
-  control?: boolean;
-  offline?: boolean;
-  objective?: string;
-  rngSeed: string;
-  contextBudget: string;
-  testCategories?: string;
-  limit?: string;
-  jobs?: string;
-  out?: string;
-  json?: boolean;
-}
+const C = CompareOptionsSchema.shape;
 
-const positive = (flag: string, v: string | undefined): number | undefined => {
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n <= 0) throw new InputError('E_BAD_FLAG', `${flag} ${JSON.stringify(v)}: expected a positive whole number`);
-  return n;
-};
+/** `memsteer compare`'s options, each declared once; defaults and bounds are runCompare's schema's. */
+export const COMPARE_OPTIONS = optionTable({
+  history: common.history,
+  supervision: { ...common.supervision, schema: z.string().min(1), required: true },
+  seed: {
+    flags: '--seed <file.ts>',
+    description: "the shared seed, a config-space design (default: the package's seeds/configurable.ts)",
+    schema: z.string().min(1).optional(),
+    path: 'file',
+  },
+  codeSeed: {
+    flags: '--code-seed <file.ts>',
+    description: 'seed of the code and control arms when it should differ (e.g. seeds/base-bm25.ts: the same behaviour as the defaults)',
+    schema: z.string().min(1).optional(),
+    path: 'file',
+  },
+  iterations: { flags: '--iterations <n>', description: 'iterations per arm', schema: C.iterations },
+  maxProposals: { flags: '--max-proposals <n>', description: 'proposals per arm (repairs count)', schema: C.maxProposals },
+  budgetTokens: { flags: '--budget-tokens <n>', description: 'LLM tokens per arm', schema: C.budgetTokens },
+  control: {
+    flags: '--control',
+    description: 'also run the best-of-N control (code space, every proposal from the seed)',
+    schema: C.control,
+  },
+  offline: common.offline,
+  objective: common.objective,
+  rngSeed: { ...common.rngSeed, description: 'seed of every random choice (the same for every arm)' },
+  contextBudget: common.contextBudget,
+  testCategories: common.testCategories,
+  limit: common.limit,
+  jobs: common.jobs,
+  out: {
+    flags: '--out <dir>',
+    description: "where the arms' runs and compare.json go (default archive/compare-<timestamp>)",
+    schema: z.string().min(1).optional(),
+  },
+  json: { ...common.json, description: 'print the report as JSON' },
+});
 
-/** Flags → runCompare's options (validated again by its zod schema). */
-export function compareOptionsFromFlags(f: CompareFlags, out: string): CompareOptionsInput {
-  if (!f.history || !f.supervision)
-    throw new InputError('E_BAD_FLAG', 'compare needs --history and --supervision (generate supervision with memsteer generate)');
-  const rngSeed = Number(f.rngSeed);
-  if (!Number.isInteger(rngSeed)) throw new InputError('E_BAD_FLAG', `--rng-seed ${JSON.stringify(f.rngSeed)}: expected a whole number`);
-  const opts: CompareOptionsInput = {
-    history: f.history,
-    supervision: f.supervision,
-    out,
-    iterations: positive('--iterations', f.iterations)!,
-    control: Boolean(f.control),
-    offline: Boolean(f.offline),
-    rngSeed,
-    contextBudget: positive('--context-budget', f.contextBudget)!,
-    testCategories: f.testCategories
-      ? f.testCategories
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean)
-      : [],
-  };
+/** `memsteer compare`'s typed options. */
+export type CompareCliOptions = OptionsOf<typeof COMPARE_OPTIONS>;
+
+/** Typed options → runCompare's options (validated again by its zod schema). */
+export function compareOptionsFromFlags(f: CompareCliOptions, out: string): CompareOptionsInput {
+  const { history, supervision, iterations, control, offline, rngSeed, contextBudget, testCategories } = f;
+  const opts: CompareOptionsInput = { history, supervision, out, iterations, control, offline, rngSeed, contextBudget, testCategories };
   if (f.seed) opts.seed = resolve(f.seed);
   if (f.codeSeed) opts.codeSeed = resolve(f.codeSeed);
-  if (f.objective) opts.objective = f.objective as 'evidence';
-  const maxProposals = positive('--max-proposals', f.maxProposals);
-  const budgetTokens = positive('--budget-tokens', f.budgetTokens);
-  const limit = positive('--limit', f.limit);
-  const jobs = positive('--jobs', f.jobs);
-  if (maxProposals) opts.maxProposals = maxProposals;
-  if (budgetTokens) opts.budgetTokens = budgetTokens;
-  if (limit) opts.limit = limit;
-  if (jobs) opts.jobs = jobs;
+  if (f.objective) opts.objective = f.objective;
+  if (f.maxProposals !== undefined) opts.maxProposals = f.maxProposals;
+  if (f.budgetTokens !== undefined) opts.budgetTokens = f.budgetTokens;
+  if (f.limit !== undefined) opts.limit = f.limit;
+  if (f.jobs !== undefined) opts.jobs = f.jobs;
   return opts;
 }
 
@@ -137,9 +143,16 @@ export function renderDifferences(report: CompareReport): string {
     .join('\n');
 }
 
-export async function runCompareCommand(f: CompareFlags, io: CliIO): Promise<CompareReport> {
+export async function runCompareCommand(input: OptionsInput<typeof COMPARE_OPTIONS>, io: CliIO): Promise<CompareReport> {
+  const f = parseOptions(COMPARE_OPTIONS, input);
   const out = resolve(f.out ?? `archive/compare-${new Date().toISOString().replace(/[:.]/g, '-')}`);
   const options = compareOptionsFromFlags(f, out);
+  checkPaths([...tablePathChecks(COMPARE_OPTIONS, f), { flag: '--out', value: out, role: 'out-dir' }]);
+  for (const arm of ArmName.options) {
+    const dir = join(out, arm);
+    if (existsSync(join(dir, 'manifest.json')))
+      throw new InputError('E_ARCHIVE_EXISTS', `--out ${out}: ${dir} already holds a run; choose another --out`, { file: dir });
+  }
   const quiet = Boolean(f.json);
   const onArm = (arm: ArmName, phase: 'start' | 'done') => {
     if (!quiet && phase === 'start') io.err(`── ${arm} ${arm === 'control' ? '(best-of-N, code space)' : 'search'} ──\n`);
@@ -169,32 +182,12 @@ export async function runCompareCommand(f: CompareFlags, io: CliIO): Promise<Com
 }
 
 export function register(program: Command, io: CliIO): void {
-  program
+  const command = program
     .command('compare')
     .description(
       'Code search vs config search from the same seed, supervision, RNG seed and budget: trajectories, final scores and the paired bootstrap CI of the difference',
-    )
-    .option('--history <source>', 'history source: <format>:<path>[#<history>]')
-    .option('--supervision <file>', 'supervision.jsonl with train and val items (memsteer generate)')
-    .option('--seed <file.ts>', "the shared seed, a config-space design (default: the package's seeds/configurable.ts)")
-    .option(
-      '--code-seed <file.ts>',
-      'seed of the code and control arms when it should differ (e.g. seeds/base-bm25.ts: the same behaviour as the defaults)',
-    )
-    .option('--iterations <n>', 'iterations per arm', '10')
-    .option('--max-proposals <n>', 'proposals per arm (repairs count)')
-    .option('--budget-tokens <n>', 'LLM tokens per arm')
-    .option('--control', 'also run the best-of-N control (code space, every proposal from the seed)')
-    .option('--offline', 'use the offline proposers and answerer even when a model is configured')
-    .option('--objective <name>', 'accuracy | evidence | f1 | marginal (default: accuracy with a model, evidence offline)')
-    .option('--rng-seed <n>', 'seed of every random choice (the same for every arm)', '1')
-    .option('--context-budget <tokens>', 'context budget of the fixed answerer', String(DEFAULT_EVAL_BUDGET))
-    .option('--test-categories <list>', 'official QA categories for the final test (e.g. 1,2,3,4)')
-    .option('--limit <n>', 'use at most n supervision items per split')
-    .option('--jobs <n>', 'sandbox processes')
-    .option('--out <dir>', "where the arms' runs and compare.json go (default archive/compare-<timestamp>)")
-    .option('--json', 'print the report as JSON')
-    .action(async (f: CompareFlags) => {
-      await runCompareCommand(f, io);
-    });
+    );
+  addOptions(command, COMPARE_OPTIONS).action(async (raw: Record<string, unknown>) => {
+    await runCompareCommand(raw, io);
+  });
 }

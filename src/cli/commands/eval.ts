@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import Table from 'cli-table3';
 import cliProgress from 'cli-progress';
-import { readFileSync, existsSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { CliIO } from '../io.ts';
 import { InputError } from '../../errors.ts';
@@ -17,32 +17,59 @@ import { z } from 'zod';
 import { EvalSummarySchema, type EvalSummary, type MetricBlock } from '../../scoring/summary.ts';
 import { QuestionTraceSchema, traceForFile } from '../../scoring/trace-schema.ts';
 import type { QuestionTrace } from '../../scoring/trace.ts';
+import { checkPaths, tablePathChecks } from '../check-paths.ts';
+import * as common from '../common-options.ts';
+import { addOptions, optionTable, parseOptions, type OptionsInput, type OptionsOf } from '../option-table.ts';
 
-/** Context budget when `--budget` is not given (tokens as `countTokens` counts them). */
-export const DEFAULT_EVAL_BUDGET = 1000;
+/** `memsteer eval`'s options, each declared once (see option-table.ts). */
+export const EVAL_OPTIONS = optionTable({
+  history: common.history,
+  design: {
+    flags: '--design <file.ts>',
+    description: 'the memory design (a TypeScript module against sandbox/contract.ts)',
+    schema: z.string().min(1),
+    path: 'file',
+    required: true,
+  },
+  questions: {
+    flags: '--questions <official|file>',
+    description: "'official' (the histories' own QA) or a supervision.jsonl file",
+    schema: z.string().min(1).default('official'),
+    path: 'file',
+    notPaths: ['official'],
+  },
+  budget: { ...common.contextBudget, flags: '--budget <tokens>', description: 'context budget in tokens' },
+  categories: {
+    flags: '--categories <list>',
+    description: 'only these question categories, comma-separated (e.g. 1,2,3,4)',
+    schema: z.array(z.string()).optional(),
+  },
+  limit: { ...common.limit, description: 'only the first n questions (after --categories)' },
+  jobs: common.jobs,
+  cache: {
+    flags: '--cache <dir>',
+    description: 'cache evaluation results on disk here',
+    schema: z.string().min(1).optional(),
+    path: 'out-dir',
+  },
+  traces: {
+    flags: '--traces <file>',
+    description: 'where to write traces (JSONL; default archive/eval-<timestamp>/traces.jsonl)',
+    schema: z.string().min(1).optional(),
+  },
+  json: { ...common.json, description: 'print the report as JSON' },
+});
 
-export interface EvalCommandOptions {
-  history: string;
-  design: string;
-  questions: string;
-  budget: string;
-  categories?: string;
-  limit?: string;
-  json?: boolean;
-  traces?: string;
-  jobs?: string;
-  cache?: string;
-}
-
-const positiveInt = (flag: string, value: string): number => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0)
-    throw new InputError('E_BAD_FLAG', `${flag} ${JSON.stringify(value)}: expected a positive whole number`);
-  return n;
-};
+/** `memsteer eval`'s typed options. */
+export type EvalCommandOptions = OptionsOf<typeof EVAL_OPTIONS>;
 
 /** The question set: the histories' official QA, or a supervision.jsonl file; then category filter and limit. */
-export function selectQuestions(histories: readonly History[], questions: string, categories?: string, limit?: number): QAItem[] {
+export function selectQuestions(
+  histories: readonly History[],
+  questions: string,
+  categories?: readonly string[],
+  limit?: number,
+): QAItem[] {
   let items: QAItem[];
   if (questions === 'official') {
     items = histories.flatMap((h) => h.qa);
@@ -60,13 +87,8 @@ export function selectQuestions(histories: readonly History[], questions: string
         file: questions,
       });
   }
-  if (categories) {
-    const keep = new Set(
-      categories
-        .split(',')
-        .map((c) => c.trim())
-        .filter(Boolean),
-    );
+  if (categories?.length) {
+    const keep = new Set(categories);
     items = items.filter((q) => q.category !== undefined && keep.has(q.category));
     if (items.length === 0) throw new InputError('E_NO_QUESTIONS', `no question has a category in {${[...keep].join(', ')}}`);
   }
@@ -131,13 +153,20 @@ function defaultTracesPath(): string {
   return resolve('archive', `eval-${stamp}`, 'traces.jsonl');
 }
 
+/** The summary written beside the traces. */
+const summaryPathOf = (tracesPath: string) => join(tracesPath, '..', `${basename(tracesPath, '.jsonl')}.summary.json`);
+
 /** `memsteer eval`: run a design over histories and a question set in the sandbox pool and score it. */
-export async function runEvalCommand(opts: EvalCommandOptions, io: CliIO): Promise<void> {
+export async function runEvalCommand(input: OptionsInput<typeof EVAL_OPTIONS>, io: CliIO): Promise<void> {
+  const opts = parseOptions(EVAL_OPTIONS, input);
+  const tracesPath = resolve(opts.traces ?? defaultTracesPath());
+  checkPaths([
+    ...tablePathChecks(EVAL_OPTIONS, opts),
+    { flag: '--traces', value: tracesPath, role: 'out-file' },
+    { flag: '--traces', value: summaryPathOf(tracesPath), role: 'out-file' },
+  ]);
   const designPath = resolve(opts.design);
-  if (!existsSync(designPath)) throw new InputError('E_NO_FILE', `${opts.design}: design file not found`, { file: opts.design });
-  const budget = positiveInt('--budget', opts.budget);
-  const limit = opts.limit === undefined ? undefined : positiveInt('--limit', opts.limit);
-  const jobs = opts.jobs === undefined ? undefined : positiveInt('--jobs', opts.jobs);
+  const { budget, limit, jobs } = opts;
   const ks = [1, 5, 10];
 
   const compiled = await compileDesign(readFileSync(designPath, 'utf8'), { fileName: basename(designPath) });
@@ -195,7 +224,6 @@ export async function runEvalCommand(opts: EvalCommandOptions, io: CliIO): Promi
     await pool.close();
   }
 
-  const tracesPath = resolve(opts.traces ?? defaultTracesPath());
   writeJsonl(tracesPath, result.traces.map(traceForFile), QuestionTraceSchema);
   const report = {
     design: designPath,
@@ -210,10 +238,7 @@ export async function runEvalCommand(opts: EvalCommandOptions, io: CliIO): Promi
     stats: result.stats,
     traces: tracesPath,
   };
-  writeFileAtomic(
-    join(tracesPath, '..', `${basename(tracesPath, '.jsonl')}.summary.json`),
-    `${JSON.stringify(EvalReportSchema.parse(report), null, 2)}\n`,
-  );
+  writeFileAtomic(summaryPathOf(tracesPath), `${JSON.stringify(EvalReportSchema.parse(report), null, 2)}\n`);
   if (opts.json) {
     io.out(`${JSON.stringify(report, null, 2)}\n`);
     return;
@@ -240,18 +265,8 @@ function describeStats(s: EvaluationStats): string {
 }
 
 export function register(program: Command, io: CliIO): void {
-  program
+  const command = program
     .command('eval')
-    .description('Run a memory design over histories and a question set in the sandbox pool, and score it')
-    .requiredOption('--history <source>', 'history source: <format>:<path>[#<history>]')
-    .requiredOption('--design <file.ts>', 'the memory design (a TypeScript module against sandbox/contract.ts)')
-    .option('--questions <official|file>', "'official' (the histories' own QA) or a supervision.jsonl file", 'official')
-    .option('--budget <tokens>', 'context budget in tokens', String(DEFAULT_EVAL_BUDGET))
-    .option('--categories <list>', 'only these question categories, comma-separated (e.g. 1,2,3,4)')
-    .option('--limit <n>', 'only the first n questions (after --categories)')
-    .option('--jobs <n>', 'sandbox processes (default: available parallelism)')
-    .option('--cache <dir>', 'cache evaluation results on disk here')
-    .option('--traces <file>', 'where to write traces (JSONL; default archive/eval-<timestamp>/traces.jsonl)')
-    .option('--json', 'print the report as JSON')
-    .action(async (opts: EvalCommandOptions) => runEvalCommand(opts, io));
+    .description('Run a memory design over histories and a question set in the sandbox pool, and score it');
+  addOptions(command, EVAL_OPTIONS).action(async (raw: Record<string, unknown>) => runEvalCommand(raw, io));
 }

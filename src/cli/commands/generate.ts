@@ -15,33 +15,57 @@ import { progressPath } from '../../supervision/progress-store.ts';
 import { scoreSupervision, QualityReportSchema } from '../../supervision/quality.ts';
 import { GenerationSummarySchema, type GenerationSummary } from '../../supervision/summary.ts';
 import type { CliIO } from '../io.ts';
+import { count, GenerateItems, LIMITS, ValShare } from '../../config/run-options.ts';
+import { checkPaths, tablePathChecks } from '../check-paths.ts';
+import * as common from '../common-options.ts';
+import { addOptions, optionTable, parseOptions, type OptionsInput, type OptionsOf } from '../option-table.ts';
 
-interface GenerateFlags {
-  history: string;
-  out?: string;
-  n: string;
-  val: string;
-  offline?: boolean;
-  types?: string;
-  budget?: string;
-  seed: string;
-  json?: boolean;
-  quality?: string;
-}
+/** `memsteer generate`'s options, each declared once (see option-table.ts). */
+export const GENERATE_OPTIONS = optionTable({
+  history: { ...common.history, description: 'history source, <format>:<path>[#<history>]' },
+  out: {
+    flags: '--out <file>',
+    description: 'supervision JSONL to write (a summary goes to <file>.summary.json, progress to <file>.progress.jsonl)',
+    schema: z.string().min(1).optional(),
+    path: 'out-file',
+  },
+  n: { flags: '--n <count>', description: 'target number of items per history', schema: GenerateItems },
+  val: { flags: '--val <share>', description: 'share of items in the validation split', schema: ValShare },
+  offline: { ...common.offline, description: 'use the rule-based generator even when an LLM is configured' },
+  types: {
+    flags: '--types <list>',
+    description: `comma-separated question types (${QuestionType.options.join(', ')})`,
+    schema: z.array(QuestionType).min(1).optional(),
+  },
+  budget: {
+    flags: '--budget <tokens>',
+    description: 'stop after this many LLM tokens (prompt + completion)',
+    schema: count(LIMITS.tokens).optional(),
+  },
+  seed: { ...common.rngSeed, flags: '--seed <n>', description: 'random seed' },
+  quality: {
+    flags: '--quality <file>',
+    description: 'score an existing supervision file instead of generating',
+    schema: z.string().min(1).optional(),
+    path: 'file',
+  },
+  json: { ...common.json, description: 'print the summary as JSON' },
+});
 
-function positiveInt(name: string, v: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n <= 0) throw new ConfigError('E_BAD_OPTION', `--${name} must be a positive integer, got "${v}"`);
-  return n;
-}
+/** `memsteer generate`'s typed options. */
+export type GenerateCliOptions = OptionsOf<typeof GENERATE_OPTIONS>;
 
-function parseTypes(v: string | undefined): QuestionType[] | undefined {
-  if (!v) return undefined;
-  return v.split(',').map((t) => {
-    const r = QuestionType.safeParse(t.trim());
-    if (!r.success) throw new ConfigError('E_BAD_OPTION', `--types: unknown type "${t.trim()}"; use ${QuestionType.options.join(', ')}`);
-    return r.data;
-  });
+/** Options and every path `generate` reads or writes, checked before any work. */
+export function prepareGenerate(input: OptionsInput<typeof GENERATE_OPTIONS>): GenerateCliOptions {
+  const f = parseOptions(GENERATE_OPTIONS, input);
+  if (!f.quality && !f.out) throw new ConfigError('E_MISSING_FLAG', 'generate needs --out <file> (or --quality <file> to score one)');
+  const checks = tablePathChecks(GENERATE_OPTIONS, f);
+  if (f.out && !f.quality) {
+    checks.push({ flag: '--out', value: `${f.out}.summary.json`, role: 'out-file' });
+    checks.push({ flag: '--out', value: progressPath(f.out), role: 'out-file' });
+  }
+  checkPaths(f.quality ? checks.filter((c) => c.flag !== '--out') : checks);
+  return f;
 }
 
 // Tables go to files and pipes as often as to terminals: no colour codes.
@@ -70,73 +94,61 @@ function summaryTable(s: GenerationSummary): string {
 
 /** `memsteer generate`: supervision from unlabeled histories, or (`--quality`) the pass rates of an existing set. */
 export function register(program: Command, io: CliIO): void {
-  program
+  const command = program
     .command('generate')
-    .description('Generate question–answer–evidence supervision from a history (offline rule-based unless an LLM is configured)')
-    .requiredOption('--history <source>', 'history source, <format>:<path>[#<history>]')
-    .option('--out <file>', 'supervision JSONL to write (a summary goes to <file>.summary.json, progress to <file>.progress.jsonl)')
-    .option('--n <count>', 'target number of items per history', '400')
-    .option('--val <share>', 'share of items in the validation split', '0.4')
-    .option('--offline', 'use the rule-based generator even when an LLM is configured')
-    .option('--types <list>', `comma-separated question types (${QuestionType.options.join(', ')})`)
-    .option('--budget <tokens>', 'stop after this many LLM tokens (prompt + completion)')
-    .option('--seed <n>', 'random seed', '1')
-    .option('--quality <file>', 'score an existing supervision file instead of generating')
-    .option('--json', 'print the summary as JSON')
-    .action(async (flags: GenerateFlags) => {
-      const histories = await loadHistories(flags.history);
-      if (flags.quality) {
-        const items = readJsonl(flags.quality, QAItemSchema);
-        const llm = flags.offline ? null : openLlmClient();
-        // With a model for the reader role, answer support is judged by the LLM blind reader (the generator's own
-        // recovery gate); evidence, clarity and premise stay programmatic checks either way.
-        const reader = llm?.hasRole('reader') ? createLlmBlindReader(llm) : undefined;
-        const report = QualityReportSchema.parse(await scoreSupervision(items, histories, reader));
-        if (flags.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
-        else {
-          const t = new Table({ head: ['check', 'pass rate'], style: PLAIN });
-          for (const [k, v] of Object.entries(report.rates)) t.push([k, `${(v * 100).toFixed(1)}%`]);
-          io.out(`${report.items} items, ${report.method}\n${t.toString()}\n`);
-        }
-        return;
-      }
-      if (!flags.out) throw new ConfigError('E_BAD_OPTION', 'generate needs --out <file> (or --quality <file> to score one)');
-      const n = positiveInt('n', flags.n);
-      const val = Number(flags.val);
-      if (!(val >= 0 && val < 1)) throw new ConfigError('E_BAD_OPTION', `--val must be a number in [0, 1), got "${flags.val}"`);
-      const budgetTokens = flags.budget === undefined ? undefined : positiveInt('budget', flags.budget);
+    .description('Generate question–answer–evidence supervision from a history (offline rule-based unless an LLM is configured)');
+  addOptions(command, GENERATE_OPTIONS).action(async (raw: Record<string, unknown>) => {
+    const flags = prepareGenerate(raw);
+    const histories = await loadHistories(flags.history);
+    if (flags.quality) {
+      const items = readJsonl(flags.quality, QAItemSchema);
       const llm = flags.offline ? null : openLlmClient();
-      const all: QAItem[] = [];
-      const summaries: GenerationSummary[] = [];
-      for (const history of histories) {
-        const bar = io.interactive
-          ? new cliProgress.SingleBar(
-              { stream: process.stderr, format: `${history.id} [{bar}] {value}/{total} items | {bundles} bundles` },
-              cliProgress.Presets.shades_classic,
-            )
-          : undefined;
-        bar?.start(n, 0, { bundles: 0 });
-        try {
-          const { items, summary } = await generateSupervision(history, {
-            mode: llm ? 'llm' : 'offline',
-            ...(llm ? { llm } : {}),
-            n,
-            val,
-            seed: positiveInt('seed', flags.seed),
-            ...(parseTypes(flags.types) ? { types: parseTypes(flags.types)! } : {}),
-            ...(budgetTokens !== undefined ? { budgetTokens } : {}),
-            progressFile: progressPath(flags.out),
-            onProgress: (p) => bar?.update(p.kept, { bundles: p.bundlesDone }),
-          });
-          all.push(...items);
-          summaries.push(GenerationSummarySchema.parse(summary));
-        } finally {
-          bar?.stop();
-        }
+      // With a model for the reader role, answer support is judged by the LLM blind reader (the generator's own
+      // recovery gate); evidence, clarity and premise stay programmatic checks either way.
+      const reader = llm?.hasRole('reader') ? createLlmBlindReader(llm) : undefined;
+      const report = QualityReportSchema.parse(await scoreSupervision(items, histories, reader));
+      if (flags.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
+      else {
+        const t = new Table({ head: ['check', 'pass rate'], style: PLAIN });
+        for (const [k, v] of Object.entries(report.rates)) t.push([k, `${(v * 100).toFixed(1)}%`]);
+        io.out(`${report.items} items, ${report.method}\n${t.toString()}\n`);
       }
-      writeJsonl(flags.out, all, QAItemSchema);
-      writeFileAtomic(`${flags.out}.summary.json`, `${JSON.stringify(z.array(GenerationSummarySchema).parse(summaries), null, 2)}\n`);
-      if (flags.json) io.out(`${JSON.stringify(summaries.length === 1 ? summaries[0] : summaries, null, 2)}\n`);
-      else io.out(`${summaries.map(summaryTable).join('\n\n')}\nwrote ${all.length} items to ${flags.out}\n`);
-    });
+      return;
+    }
+    const out = flags.out!;
+    const { n, val, budget: budgetTokens } = flags;
+    const llm = flags.offline ? null : openLlmClient();
+    const all: QAItem[] = [];
+    const summaries: GenerationSummary[] = [];
+    for (const history of histories) {
+      const bar = io.interactive
+        ? new cliProgress.SingleBar(
+            { stream: process.stderr, format: `${history.id} [{bar}] {value}/{total} items | {bundles} bundles` },
+            cliProgress.Presets.shades_classic,
+          )
+        : undefined;
+      bar?.start(n, 0, { bundles: 0 });
+      try {
+        const { items, summary } = await generateSupervision(history, {
+          mode: llm ? 'llm' : 'offline',
+          ...(llm ? { llm } : {}),
+          n,
+          val,
+          seed: flags.seed,
+          ...(flags.types ? { types: flags.types } : {}),
+          ...(budgetTokens !== undefined ? { budgetTokens } : {}),
+          progressFile: progressPath(out),
+          onProgress: (p) => bar?.update(p.kept, { bundles: p.bundlesDone }),
+        });
+        all.push(...items);
+        summaries.push(GenerationSummarySchema.parse(summary));
+      } finally {
+        bar?.stop();
+      }
+    }
+    writeJsonl(out, all, QAItemSchema);
+    writeFileAtomic(`${out}.summary.json`, `${JSON.stringify(z.array(GenerationSummarySchema).parse(summaries), null, 2)}\n`);
+    if (flags.json) io.out(`${JSON.stringify(summaries.length === 1 ? summaries[0] : summaries, null, 2)}\n`);
+    else io.out(`${summaries.map(summaryTable).join('\n\n')}\nwrote ${all.length} items to ${out}\n`);
+  });
 }

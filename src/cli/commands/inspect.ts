@@ -1,6 +1,9 @@
 import type { Command } from 'commander';
 import Table from 'cli-table3';
 import type { CliIO } from '../io.ts';
+import { checkPaths } from '../check-paths.ts';
+import * as common from '../common-options.ts';
+import { addOptions, optionTable, parseOptions } from '../option-table.ts';
 import { loadHistories } from '../../history/load.ts';
 import { summarizeHistories, HistoriesSummarySchema, type HistoriesSummary } from '../../history/summary.ts';
 
@@ -73,19 +76,23 @@ export function renderSummary(source: string, s: HistoriesSummary): string {
   return `${out.join('\n')}\n`;
 }
 
+/** `memsteer inspect`'s options, each declared once (see option-table.ts). */
+export const INSPECT_OPTIONS = optionTable({ json: { ...common.json, description: 'print the summary as JSON' } });
+
 /** `memsteer inspect <source> [--json]`: what a history source holds, per history and in total. */
 export function register(program: Command, io: CliIO): void {
-  program
+  const command = program
     .command('inspect')
     .description('Load a history source and show its records, threads, time span, tokens, QA and evidence resolution')
     .argument(
       '<source>',
       'history source: <format>:<path>[#<history>] (format: jsonl, locomo, rhelm, longmemeval, memorybank; detected when left out)',
-    )
-    .option('--json', 'print the summary as JSON')
-    .action(async (source: string, opts: { json?: boolean }) => {
-      const histories = await loadHistories(source);
-      const summary = HistoriesSummarySchema.parse(summarizeHistories(histories));
-      io.out(opts.json ? `${JSON.stringify(summary, null, 2)}\n` : renderSummary(source, summary));
-    });
+    );
+  addOptions(command, INSPECT_OPTIONS).action(async (source: string, raw: Record<string, unknown>) => {
+    const opts = parseOptions(INSPECT_OPTIONS, raw);
+    checkPaths([{ flag: '<source>', value: source, role: 'source' }]);
+    const histories = await loadHistories(source);
+    const summary = HistoriesSummarySchema.parse(summarizeHistories(histories));
+    io.out(opts.json ? `${JSON.stringify(summary, null, 2)}\n` : renderSummary(source, summary));
+  });
 }

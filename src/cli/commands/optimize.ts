@@ -1,89 +1,142 @@
 import type { Command } from 'commander';
 import Table from 'cli-table3';
 import cliProgress from 'cli-progress';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { CliIO } from '../io.ts';
 import { InputError } from '../../errors.ts';
-import { runOptimize, type OptimizeConfigInput, type OptimizeReport, type SplitScores } from '../../optimize/run-optimize.ts';
+import { existsSync } from 'node:fs';
+import { z } from 'zod';
+import {
+  OptimizeConfigSchema,
+  runOptimize,
+  type OptimizeConfigInput,
+  type OptimizeReport,
+  type SplitScores,
+} from '../../optimize/run-optimize.ts';
 import type { SearchEvent } from '../../optimize/search-loop.ts';
-import { DEFAULT_EVAL_BUDGET } from './eval.ts';
+import { acceptanceFromSpec, parentSelectorFromSpec } from '../../optimize/strategies/index.ts';
+import { checkPaths, tablePathChecks } from '../check-paths.ts';
+import * as common from '../common-options.ts';
+import { addOptions, option, optionTable, parseOptions, type OptionsInput, type OptionsOf } from '../option-table.ts';
 
-interface OptimizeFlags {
-  history?: string;
-  supervision?: string;
-  seed?: string;
-  iterations: string;
-  objective?: string;
-  select: string;
-  accept: string;
-  offline?: boolean;
-  budgetTokens?: string;
-  budgetDollars?: string;
-  maxProposals?: string;
-  wallTime?: string;
-  patience?: string;
-  contextBudget: string;
-  rngSeed: string;
-  feedback: string;
-  perCategory: string;
-  control?: boolean;
-  testCategories?: string;
-  limit?: string;
-  jobs?: string;
-  out?: string;
-  resume?: string;
-  json?: boolean;
-  space?: string;
-}
+const C = OptimizeConfigSchema.shape;
 
-const num = (flag: string, v: string | undefined, integer = true): number | undefined => {
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n)))
-    throw new InputError('E_BAD_FLAG', `${flag} ${JSON.stringify(v)}: expected a positive ${integer ? 'whole ' : ''}number`);
-  return n;
-};
+/** `memsteer optimize`'s options, each declared once; defaults and bounds are the optimizer config schema's. */
+export const OPTIMIZE_OPTIONS = optionTable({
+  history: common.optionalHistory,
+  supervision: common.supervision,
+  seed: {
+    flags: '--seed <file.ts>',
+    description: 'seed design (default seeds/base-bm25.ts; seeds/configurable.ts with --space config)',
+    schema: z.string().min(1).optional(),
+    path: 'file',
+  },
+  space: {
+    flags: '--space <space>',
+    description: 'what the proposer may change (config: only the knobs of seeds/configurable.ts)',
+    schema: C.space,
+  },
+  iterations: { flags: '--iterations <n>', description: 'iterations', schema: C.iterations },
+  objective: common.objective,
+  select: option({
+    flags: '--select <spec>',
+    description: 'parent selection: greedy | softmax:<T> | pareto',
+    schema: C.select,
+    check: (spec) => void parentSelectorFromSpec(spec),
+  }),
+  accept: option({
+    flags: '--accept <spec>',
+    description: 'acceptance: better[:epsilon] | bootstrap[:level]',
+    schema: C.accept,
+    check: (spec) => void acceptanceFromSpec(spec),
+  }),
+  offline: common.offline,
+  budgetTokens: { flags: '--budget-tokens <n>', description: 'stop before LLM tokens exceed this', schema: C.budgetTokens },
+  budgetDollars: { flags: '--budget-dollars <x>', description: 'stop before LLM cost exceeds this', schema: C.budgetDollars },
+  maxProposals: { flags: '--max-proposals <n>', description: 'stop after this many proposals', schema: C.maxProposals },
+  wallTime: { flags: '--wall-time <seconds>', description: 'stop after this much wall time', schema: C.wallTimeSeconds },
+  patience: { flags: '--patience <n>', description: 'stop after n iterations without improvement', schema: C.patience },
+  contextBudget: common.contextBudget,
+  rngSeed: common.rngSeed,
+  feedback: { flags: '--feedback <mode>', description: 'failure cases shown to the proposer', schema: C.feedback },
+  perCategory: { flags: '--per-category <n>', description: 'failure cases per category', schema: C.perCategory },
+  control: {
+    flags: '--control',
+    description: 'best-of-N control: every proposal from the seed, no archive conditioning',
+    schema: C.control,
+  },
+  testCategories: common.testCategories,
+  limit: common.limit,
+  jobs: common.jobs,
+  out: { flags: '--out <dir>', description: 'run directory (default archive/run-<timestamp>)', schema: z.string().min(1).optional() },
+  resume: {
+    flags: '--resume <dir>',
+    description: 'continue the run in this directory',
+    schema: z.string().min(1).optional(),
+    path: 'run',
+  },
+  json: { ...common.json, description: 'print the report as JSON' },
+});
 
-/** Flags → the optimizer's config (validated again by its zod schema). */
-export function configFromFlags(f: OptimizeFlags): OptimizeConfigInput {
-  if (!f.history || !f.supervision) throw new InputError('E_BAD_FLAG', 'optimize needs --history and --supervision (or --resume <run>)');
-  const space = f.space ?? 'code';
-  if (space !== 'code' && space !== 'config')
-    throw new InputError('E_BAD_FLAG', `--space ${JSON.stringify(f.space)}: expected code or config`);
+/** `memsteer optimize`'s typed options. */
+export type OptimizeOptions = OptionsOf<typeof OPTIMIZE_OPTIONS>;
+
+/** Typed options → the optimizer's config (validated again by its zod schema). */
+export function configFromFlags(f: OptimizeOptions): OptimizeConfigInput {
+  if (!f.history || !f.supervision)
+    throw new InputError('E_MISSING_FLAG', 'optimize needs --history and --supervision (or --resume <run>)');
+  const { history, supervision, space, iterations, select, accept, offline, contextBudget, rngSeed, feedback, perCategory, control } = f;
   const cfg: OptimizeConfigInput = {
-    history: f.history,
-    supervision: f.supervision,
+    history,
+    supervision,
     seed: f.seed ?? (space === 'config' ? 'seeds/configurable.ts' : 'seeds/base-bm25.ts'),
     space,
-    iterations: num('--iterations', f.iterations)!,
-    select: f.select,
-    accept: f.accept,
-    offline: Boolean(f.offline),
-    contextBudget: num('--context-budget', f.contextBudget)!,
-    rngSeed: Number(f.rngSeed),
-    feedback: f.feedback as 'stratified',
-    perCategory: num('--per-category', f.perCategory)!,
-    control: Boolean(f.control),
-    testCategories: f.testCategories
-      ? f.testCategories
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean)
-      : [],
+    iterations,
+    select,
+    accept,
+    offline,
+    contextBudget,
+    rngSeed,
+    feedback,
+    perCategory,
+    control,
+    testCategories: f.testCategories,
   };
-  if (f.objective) cfg.objective = f.objective as 'evidence';
-  const opt = (k: keyof OptimizeConfigInput, flag: string, v: string | undefined, integer = true) => {
-    const n = num(flag, v, integer);
-    if (n !== undefined) (cfg as Record<string, unknown>)[k] = n;
-  };
-  opt('budgetTokens', '--budget-tokens', f.budgetTokens);
-  opt('budgetDollars', '--budget-dollars', f.budgetDollars, false);
-  opt('maxProposals', '--max-proposals', f.maxProposals);
-  opt('wallTimeSeconds', '--wall-time', f.wallTime, false);
-  opt('patience', '--patience', f.patience);
-  opt('limit', '--limit', f.limit);
-  opt('jobs', '--jobs', f.jobs);
+  if (f.objective) cfg.objective = f.objective;
+  if (f.budgetTokens !== undefined) cfg.budgetTokens = f.budgetTokens;
+  if (f.budgetDollars !== undefined) cfg.budgetDollars = f.budgetDollars;
+  if (f.maxProposals !== undefined) cfg.maxProposals = f.maxProposals;
+  if (f.wallTime !== undefined) cfg.wallTimeSeconds = f.wallTime;
+  if (f.patience !== undefined) cfg.patience = f.patience;
+  if (f.limit !== undefined) cfg.limit = f.limit;
+  if (f.jobs !== undefined) cfg.jobs = f.jobs;
   return cfg;
+}
+
+/** Where a new run goes when --out is not given. */
+const defaultRunDir = () => `archive/run-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+
+/**
+ * Everything `optimize` checks before any work: the options, the paths, and that a new run's folder does not
+ * already hold a run. Returns the run folder and, for a new run, its config.
+ */
+export function prepareOptimize(f: OptimizeOptions): { out: string; config?: OptimizeConfigInput } {
+  if (f.resume !== undefined) {
+    checkPaths(tablePathChecks({ resume: OPTIMIZE_OPTIONS.resume }, f));
+    return { out: resolve(f.resume) };
+  }
+  const config = configFromFlags(f);
+  const out = resolve(f.out ?? defaultRunDir());
+  checkPaths([
+    ...tablePathChecks(OPTIMIZE_OPTIONS, f),
+    { flag: '--seed', value: config.seed, role: 'file' },
+    { flag: '--out', value: out, role: 'out-dir' },
+  ]);
+  if (existsSync(join(out, 'manifest.json')))
+    throw new InputError('E_ARCHIVE_EXISTS', `--out ${out}: already holds a run; resume it (--resume) or choose another --out`, {
+      file: out,
+    });
+  return { out, config };
 }
 
 const pct = (x: number | null | undefined) => (x === null || x === undefined ? '–' : (x * 100).toFixed(1));
@@ -123,9 +176,10 @@ export function renderTrajectory(report: OptimizeReport): string {
   return t.toString();
 }
 
-export async function runOptimizeCommand(f: OptimizeFlags, io: CliIO): Promise<OptimizeReport> {
+export async function runOptimizeCommand(input: OptionsInput<typeof OPTIMIZE_OPTIONS>, io: CliIO): Promise<OptimizeReport> {
+  const f = parseOptions(OPTIMIZE_OPTIONS, input);
   const resume = f.resume !== undefined;
-  const out = resume ? f.resume! : (f.out ?? `archive/run-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  const { out, config } = prepareOptimize(f);
   let line = '';
   const bar = io.interactive
     ? new cliProgress.SingleBar(
@@ -138,7 +192,7 @@ export async function runOptimizeCommand(f: OptimizeFlags, io: CliIO): Promise<O
         cliProgress.Presets.shades_classic,
       )
     : null;
-  const total = resume ? 0 : num('--iterations', f.iterations)!;
+  const total = resume ? 0 : f.iterations;
   bar?.start(total, 0, { best: '–', accepted: 0, what: 'seed' });
   const onEvent = (e: SearchEvent) => {
     if (e.type === 'iteration') {
@@ -153,7 +207,7 @@ export async function runOptimizeCommand(f: OptimizeFlags, io: CliIO): Promise<O
   };
   let report: OptimizeReport;
   try {
-    report = await runOptimize({ out: resolve(out), resume, ...(resume ? {} : { config: configFromFlags(f) }), onEvent });
+    report = await runOptimize({ out, resume, ...(config ? { config } : {}), onEvent });
   } finally {
     bar?.stop();
   }
@@ -172,35 +226,8 @@ export async function runOptimizeCommand(f: OptimizeFlags, io: CliIO): Promise<O
 }
 
 export function register(program: Command, io: CliIO): void {
-  program
-    .command('optimize')
-    .description('Evolve a memory design as code, steered by generated supervision (resumable)')
-    .option('--history <source>', 'history source: <format>:<path>[#<history>]')
-    .option('--supervision <file>', 'supervision.jsonl with train and val items (memsteer generate)')
-    .option('--seed <file.ts>', 'seed design (default seeds/base-bm25.ts; seeds/configurable.ts with --space config)')
-    .option('--space <space>', 'what the proposer may change: code | config (only the knobs of seeds/configurable.ts)', 'code')
-    .option('--iterations <n>', 'iterations', '20')
-    .option('--objective <name>', 'accuracy | evidence | f1 | marginal (default: accuracy with a model, evidence offline)')
-    .option('--select <spec>', 'parent selection: greedy | softmax:<T> | pareto', 'greedy')
-    .option('--accept <spec>', 'acceptance: better[:epsilon] | bootstrap[:level]', 'better')
-    .option('--offline', 'use the offline proposer and answerer even when a model is configured')
-    .option('--budget-tokens <n>', 'stop before LLM tokens exceed this')
-    .option('--budget-dollars <x>', 'stop before LLM cost exceeds this')
-    .option('--max-proposals <n>', 'stop after this many proposals')
-    .option('--wall-time <seconds>', 'stop after this much wall time')
-    .option('--patience <n>', 'stop after n iterations without improvement')
-    .option('--context-budget <tokens>', 'context budget of the fixed answerer', String(DEFAULT_EVAL_BUDGET))
-    .option('--rng-seed <n>', 'seed of every random choice', '1')
-    .option('--feedback <mode>', 'failure cases shown to the proposer: stratified | diagnosis | random', 'stratified')
-    .option('--per-category <n>', 'failure cases per category', '10')
-    .option('--control', 'best-of-N control: every proposal from the seed, no archive conditioning')
-    .option('--test-categories <list>', 'official QA categories for the final test (e.g. 1,2,3,4)')
-    .option('--limit <n>', 'use at most n supervision items per split')
-    .option('--jobs <n>', 'sandbox processes')
-    .option('--out <dir>', 'run directory (default archive/run-<timestamp>)')
-    .option('--resume <dir>', 'continue the run in this directory')
-    .option('--json', 'print the report as JSON')
-    .action(async (f: OptimizeFlags) => {
-      await runOptimizeCommand(f, io);
-    });
+  const command = program.command('optimize').description('Evolve a memory design as code, steered by generated supervision (resumable)');
+  addOptions(command, OPTIMIZE_OPTIONS).action(async (raw: Record<string, unknown>) => {
+    await runOptimizeCommand(raw, io);
+  });
 }

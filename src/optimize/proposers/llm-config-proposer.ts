@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { loadPrompt, renderTemplate } from '../../scoring/prompt-file.ts';
 import { summarizeDiagnosis } from '../../diagnose/diagnosis.ts';
 import type { LlmClient } from '../../llm/types.ts';
+import { ProposalTarget } from '../../config/run-options.ts';
 import { CONFIG_FIELDS, CONFIG_NAMES, describeField, isActive, readConfig } from '../config-space.ts';
 import type { Proposal, ProposalContext, Proposer } from './types.ts';
 
@@ -14,7 +15,7 @@ import type { Proposal, ProposalContext, Proposer } from './types.ts';
 export const ConfigProposerReplySchema = z.object({
   change: z.record(z.string(), z.unknown()),
   rationale: z.string().min(1),
-  target: z.enum(['storage', 'retrieval', 'answering', 'general']),
+  target: ProposalTarget,
 });
 export type ConfigProposerReply = z.infer<typeof ConfigProposerReplySchema>;
 

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { loadPrompt, renderTemplate } from '../../scoring/prompt-file.ts';
 import { summarizeDiagnosis } from '../../diagnose/diagnosis.ts';
 import type { LlmClient } from '../../llm/types.ts';
+import { ProposalTarget } from '../../config/run-options.ts';
 import type { Proposal, ProposalContext, Proposer } from './types.ts';
 
 /**
@@ -10,7 +11,7 @@ import type { Proposal, ProposalContext, Proposer } from './types.ts';
  * schema, records what was wrong and hands it back for repair, instead of the whole reply failing as malformed.
  */
 export const ProposerReplySchema = z.object({
-  target: z.enum(['storage', 'retrieval', 'answering', 'general']),
+  target: ProposalTarget,
   rationale: z.string().min(1),
   edits: z.array(z.record(z.string(), z.unknown())),
 });

@@ -1,4 +1,5 @@
 import type { EditOp } from '../../design/edit-ops.ts';
+import type { FailureTarget } from '../../config/run-options.ts';
 
 /**
  * The building blocks the offline mutation proposer draws from. Each operator is a list of edit operations
@@ -13,7 +14,7 @@ import type { EditOp } from '../../design/edit-ops.ts';
  */
 
 /** Which diagnosed failure an operator addresses. */
-export type OperatorTarget = 'storage' | 'retrieval' | 'answering';
+export type OperatorTarget = FailureTarget;
 
 export interface MutationOperator {
   /** Stable name, recorded as the proposal's operator. */

@@ -4,8 +4,9 @@ import { applyEdits } from '../../design/apply-edits.ts';
 import type { EditOp } from '../../design/edit-ops.ts';
 import { CONSTANT_RANGES, CONSTANT_TARGETS, MUTATION_OPERATORS, type MutationOperator, type OperatorTarget } from './mutation-catalog.ts';
 import type { Proposal, ProposalContext, Proposer, RevisionNote } from './types.ts';
+import { FailureTarget } from '../../config/run-options.ts';
 
-const TARGETS: readonly OperatorTarget[] = ['storage', 'retrieval', 'answering'];
+const TARGETS: readonly OperatorTarget[] = FailureTarget.options;
 
 /** Top-level names declared in a design's source (functions and consts), read with a light scan. */
 export function declaredNames(source: string): Set<string> {

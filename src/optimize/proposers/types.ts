@@ -2,6 +2,7 @@ import type { EditOp } from '../../design/edit-ops.ts';
 import type { Diagnosis } from '../../diagnose/diagnosis.ts';
 import type { FailureCase } from '../../diagnose/sample.ts';
 import type { Rng } from '../../util/rng.ts';
+import type { ProposalTarget } from '../../config/run-options.ts';
 
 /** A revision tried earlier in the run, as the proposer is told about it. */
 export interface RevisionNote {
@@ -44,7 +45,7 @@ export interface Proposal {
   edits: unknown[];
   rationale: string;
   /** The failure category the proposal targets. */
-  target: 'storage' | 'retrieval' | 'answering' | 'general';
+  target: ProposalTarget;
   /** Offline: the operator drawn; LLM: absent. */
   operator?: string;
   /** LLM tokens spent on it. */
