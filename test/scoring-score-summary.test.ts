@@ -261,7 +261,14 @@ describe('marginalUtility (MemSifter)', () => {
     expect(verifiedUnitTexts(context, units, 1)).toEqual(['Beta stayed home.']);
   });
   it('scores answers by token F1, and unanswerable items by declining', () => {
-    const item = { id: 'q', history: 'h', question: 'Where?', answer: 'Lisbon, Portugal', answerType: 'text', evidence: [] } as unknown as QAItem;
+    const item = {
+      id: 'q',
+      history: 'h',
+      question: 'Where?',
+      answer: 'Lisbon, Portugal',
+      answerType: 'text',
+      evidence: [],
+    } as unknown as QAItem;
     expect(marginalAnswerScore(item, 'Lisbon Portugal')).toBe(1);
     expect(marginalAnswerScore(item, '')).toBe(0);
     expect(marginalAnswerScore({ ...item, answer: 'not mentioned' }, 'not mentioned in the conversation')).toBe(1);
