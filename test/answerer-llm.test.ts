@@ -50,7 +50,7 @@ describe('answerer', () => {
   it('is the extractive reader without a client (or without an answerer model)', async () => {
     for (const client of [undefined, null, new FakeClient(['judge'], () => 'x')]) {
       const a = createAnswerer({ client });
-      expect(a.id).toBe('extractive-reader@1');
+      expect(a.id).toBe('extractive-reader@2');
       const r = await a.answer({ question: 'When did Caroline go to the support group?', context });
       expect(r).toEqual({ answer: '7 May 2023', by: 'extractive-reader' });
     }

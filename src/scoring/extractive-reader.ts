@@ -29,7 +29,7 @@ import {
 } from '../text/date-parse.ts';
 
 /** Name and version of this algorithm, as recorded in traces and manifests. */
-export const EXTRACTIVE_READER = 'extractive-reader@1';
+export const EXTRACTIVE_READER = 'extractive-reader@2';
 
 /** What the reader answers when the context does not cover the question. */
 export const NOT_MENTIONED = 'Not mentioned';
