@@ -38,7 +38,7 @@ const context = '[8 May 2023 13:56] Caroline: I went to a LGBTQ support group ye
 describe('prompt files', () => {
   it('carry a version line and system/user sections', () => {
     const p = loadPrompt('answerer');
-    expect(p.version).toBe('answerer@1');
+    expect(p.version).toBe('answerer@2');
     expect(p.user).toContain('{{context}}');
     expect(loadPrompt('judge').version).toBe('judge@1');
     expect(() => parsePromptFile('## system\nx\n## user\ny')).toThrow(/version/);
@@ -58,7 +58,7 @@ describe('answerer', () => {
   it('asks the LLM with the fixed prompt at temperature 0', async () => {
     const client = new FakeClient(['answerer'], () => 'Answer: "7 May 2023".');
     const a = createAnswerer({ client, model: 'fake-model' });
-    expect(a.id).toBe('llm:fake-model#answerer@1');
+    expect(a.id).toBe('llm:fake-model#answerer@2');
     const r = await a.answer({ question: 'When did Caroline go?', context, date: '2023-06-01', answerType: 'date' });
     expect(r).toEqual({ answer: '7 May 2023', by: 'llm:fake-model', usage: { promptTokens: 100, completionTokens: 5, cachedTokens: 0 } });
     const req = client.requests[0]!;
@@ -121,7 +121,7 @@ describe('answerer and judge over the OpenAI-compatible test server', () => {
     const config = loadLlmConfig({}, { apiKey: 'sk-test', baseURL: server.baseURL, models: { answerer: 'gpt-test', judge: 'judge-test' } });
     const client = createLlmClient(config);
     const answerer = createAnswerer({ client });
-    expect(answerer.id).toBe('llm:gpt-test#answerer@1');
+    expect(answerer.id).toBe('llm:gpt-test#answerer@2');
     const r = await answerer.answer({ question: 'When did Caroline go to the support group?', context });
     expect(r.answer).toBe('7 May 2023');
     expect(r.by).toBe('llm:gpt-test');
