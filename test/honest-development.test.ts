@@ -36,9 +36,7 @@ describe.skipIf(!existsSync(LOCOMO))('src/ and the official LoCoMo QA', () => {
 
   it('quotes no official answer of 20 or more characters', () => {
     const answers = new Set(
-      data
-        .flatMap((c) => c.qa.map((q) => String(q.answer ?? q.adversarial_answer ?? '').trim()))
-        .filter((a) => a.length >= 20),
+      data.flatMap((c) => c.qa.map((q) => String(q.answer ?? q.adversarial_answer ?? '').trim())).filter((a) => a.length >= 20),
     );
     expect(answers.size).toBeGreaterThan(100);
     expect(found(answers)).toEqual([]);
