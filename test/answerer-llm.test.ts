@@ -33,7 +33,7 @@ class FakeClient implements LlmClient {
   }
 }
 
-const context = '[8 May 2023 13:56] Caroline: I went to a LGBTQ support group yesterday.';
+const context = '[8 May 2023 13:56] Ana: I went to a choir rehearsal yesterday.';
 
 describe('prompt files', () => {
   it('carry a version line and system/user sections', () => {
@@ -51,7 +51,7 @@ describe('answerer', () => {
     for (const client of [undefined, null, new FakeClient(['judge'], () => 'x')]) {
       const a = createAnswerer({ client });
       expect(a.id).toBe('extractive-reader@2');
-      const r = await a.answer({ question: 'When did Caroline go to the support group?', context });
+      const r = await a.answer({ question: 'When did Ana go to the choir rehearsal?', context });
       expect(r).toEqual({ answer: '7 May 2023', by: 'extractive-reader' });
     }
   });
@@ -59,7 +59,7 @@ describe('answerer', () => {
     const client = new FakeClient(['answerer'], () => 'Answer: "7 May 2023".');
     const a = createAnswerer({ client, model: 'fake-model' });
     expect(a.id).toBe('llm:fake-model#answerer@2');
-    const r = await a.answer({ question: 'When did Caroline go?', context, date: '2023-06-01', answerType: 'date' });
+    const r = await a.answer({ question: 'When did Ana go?', context, date: '2023-06-01', answerType: 'date' });
     expect(r).toEqual({ answer: '7 May 2023', by: 'llm:fake-model', usage: { promptTokens: 100, completionTokens: 5, cachedTokens: 0 } });
     const req = client.requests[0]!;
     expect(req.role).toBe('answerer');
@@ -68,7 +68,7 @@ describe('answerer', () => {
     expect(req.messages[1]!.content).toContain(context);
     expect(req.messages[1]!.content).toContain('Today is 2023-06-01.');
     expect(req.messages[1]!.content).toContain('Answer with a date.');
-    expect(req.messages[1]!.content).toContain('Question: When did Caroline go?');
+    expect(req.messages[1]!.content).toContain('Question: When did Ana go?');
   });
   it("adapts to the evaluation loop's EvalAnswerer", async () => {
     const client = new FakeClient(['answerer'], () => 'Sweden');
@@ -122,7 +122,7 @@ describe('answerer and judge over the OpenAI-compatible test server', () => {
     const client = createLlmClient(config);
     const answerer = createAnswerer({ client });
     expect(answerer.id).toBe('llm:gpt-test#answerer@2');
-    const r = await answerer.answer({ question: 'When did Caroline go to the support group?', context });
+    const r = await answerer.answer({ question: 'When did Ana go to the choir rehearsal?', context });
     expect(r.answer).toBe('7 May 2023');
     expect(r.by).toBe('llm:gpt-test');
     const v = await createJudge({ client }).judge({ question: 'When?', reference: 'May 7, 2023', answer: r.answer });
@@ -132,6 +132,6 @@ describe('answerer and judge over the OpenAI-compatible test server', () => {
     const body = chats[0]!.body as { model: string; temperature: number; messages: Array<{ content: string }> };
     expect(body.model).toBe('gpt-test');
     expect(body.temperature).toBe(0);
-    expect(body.messages[1]!.content).toContain('LGBTQ support group');
+    expect(body.messages[1]!.content).toContain('choir rehearsal');
   });
 });
