@@ -107,6 +107,36 @@ describe('evaluateProgram with marginal utility', () => {
   it('gives declared but undelivered units nothing', () => {
     expect(utility.declarer).toEqual(utility.top1);
   });
+  it("records an answerer failure during the extra answers as that question's failure, and goes on", async () => {
+    const c = await compileDesign(DESIGNS.honest, { fileName: 'honest.ts' });
+    if (!c.ok) throw new Error('compile');
+    const scorer = evalScorerFrom(null);
+    const reader = evalAnswererFrom(null);
+    const r = await evaluateProgram({
+      program: c.program,
+      histories: [history],
+      questions: QUESTIONS.slice(0, 2),
+      budget: { tokens: 400 },
+      // A distinct answerer object: the no-memory answers of the run above are not reused.
+      answerer: {
+        id: 'flaky-without-memory',
+        answer: async (item, context) => {
+          if (context === '') throw new Error('endpoint down');
+          return reader.answer(item, context);
+        },
+      },
+      score: scorer.score,
+      judgeId: scorer.judgeId,
+      summarize: summarizeTraces,
+      pool,
+      marginal: {},
+    });
+    for (const t of r.traces) {
+      expect(t.error).toMatchObject({ stage: 'answer', kind: 'throw' });
+      expect(t.error!.message).toMatch(/endpoint down/);
+      expect(t.scores!.marginalUtility).toBe(0);
+    }
+  });
   it('leaves scores without marginal utility when not asked for', async () => {
     const c = await compileDesign(DESIGNS.honest, { fileName: 'honest.ts' });
     if (!c.ok) throw new Error('compile');

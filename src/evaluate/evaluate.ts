@@ -436,8 +436,15 @@ async function answerAndScore<S>(
   trace.scores = await timed(() => options.score(item, trace, { ks }));
   if (options.marginal) {
     // A failed question gains nothing from memory; it counts as 0 like in every other mean.
-    trace.scores.marginalUtility =
-      trace.error || !run?.context ? 0 : await marginalOf(item, run.marginalTexts ?? [], options, timed, trace.llmTokens!);
+    let utility = 0;
+    if (!trace.error && run?.context) {
+      try {
+        utility = await marginalOf(item, run.marginalTexts ?? [], options, timed, trace.llmTokens!);
+      } catch (err) {
+        trace.error = { stage: 'answer', kind: 'throw', message: `marginal utility: ${err instanceof Error ? err.message : String(err)}` };
+      }
+    }
+    trace.scores.marginalUtility = utility;
   }
   trace.timeMs.answer = answerMs;
   return trace;
