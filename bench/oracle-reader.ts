@@ -2,12 +2,15 @@
  * How well can the extractive reader answer LoCoMo when it is handed exactly the gold evidence turns (ORACLE
  * context)? An upper bound for offline answering: retrieval cannot do better than oracle evidence.
  *
- *   npx tsx bench/oracle-reader.ts [path/to/locomo10.json] [--show N] [--cat C]
+ *   npx tsx bench/oracle-reader.ts [path/to/locomo10.json] [--show N] [--cat C] [--min-coverage X]
  *
- * Context lines are written the way the seeds write them: `[8 May 2023 13:56] Caroline: text`.
+ * A calibration script: it reads only the development conversations (DEV_SUBSETS.locomo, see the README's
+ * "Development subsets"); the held-out ones are never looked at while tuning the reader.
+ * Context lines are written the way the seeds write them: `[8 May 2023 13:56] Ana: text`.
  * Reads the raw LoCoMo JSON itself so the number does not depend on the loader.
  */
 import { readFileSync } from 'node:fs';
+import { DEV_SUBSETS } from '../src/experiments/dev-subsets.ts';
 import { answersMatch } from '../src/scoring/answer-match.ts';
 import { extractiveAnswer } from '../src/scoring/extractive-reader.ts';
 import { locomoScore } from '../src/scoring/locomo-f1.ts';
@@ -46,10 +49,11 @@ const num = (flag: string) => {
 };
 const readerOptions = {
   ...(num('--min-coverage') !== undefined ? { minCoverage: num('--min-coverage')! } : {}),
-  ...(num('--penalty') !== undefined ? { speakerMismatchPenalty: num('--penalty')! } : {}),
 };
 
-const data = JSON.parse(readFileSync(file, 'utf8')) as Sample[];
+const dev = new Set<string>(DEV_SUBSETS.locomo);
+const data = (JSON.parse(readFileSync(file, 'utf8')) as Sample[]).filter((s) => dev.has(s.sample_id));
+if (data.length === 0) throw new Error(`${file} holds none of the development conversations ${[...dev].join(', ')}`);
 
 function stamp(dateTime: string): string {
   const d = findDates(dateTime)[0];

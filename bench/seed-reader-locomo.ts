@@ -5,8 +5,12 @@
  * scoreQuestion/summarize score it.
  *
  *   npx tsx bench/seed-reader-locomo.ts [seed-name] [budget-tokens]
+ *
+ * A calibration script: it reads only the development conversations (DEV_SUBSETS.locomo, see the README's
+ * "Development subsets").
  */
 import type { MemoryDesign } from '../sandbox/contract.ts';
+import { devOnly } from '../src/experiments/dev-subsets.ts';
 import { loadLocomo } from '../src/history/loaders/locomo.ts';
 import { createAnswerer } from '../src/scoring/answerer.ts';
 import { toolsFromHost } from '../src/isolate/direct-sandbox.ts';
@@ -20,7 +24,7 @@ import { countTokens } from '../src/text/text.ts';
 const seed = process.argv[2] ?? 'base-bm25';
 const budget = Number(process.argv[3] ?? 1000);
 const design = (await import(`../seeds/${seed}.ts`)).default as MemoryDesign;
-const histories = loadLocomo('/work/shared/data/locomo/locomo10.json');
+const histories = devOnly('locomo', loadLocomo('/work/shared/data/locomo/locomo10.json'));
 const answerer = createAnswerer();
 const judge = createJudge();
 const traces: QuestionTrace[] = [];

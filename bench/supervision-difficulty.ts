@@ -6,7 +6,11 @@
  * scores ≈ 1.0 and steers design search toward nothing; official LoCoMo questions score ≈ 0.5–0.6.
  *
  *   npx tsx bench/supervision-difficulty.ts [source …] [--n 400] [--samples 6]
+ *
+ * A calibration script: official questions are read only for the development histories (DEV_SUBSETS, see the
+ * README's "Development subsets"); for a held-out history it reports the generated questions alone.
  */
+import { DEV_SUBSETS, historySplit } from '../src/experiments/dev-subsets.ts';
 import type { QAItem } from '../src/history/record.ts';
 import { loadHistoriesSync } from '../src/history/load.ts';
 import { buildBm25Index } from '../src/isolate/host-tools/bm25-index.ts';
@@ -25,9 +29,8 @@ const samples = flag('--samples', 0);
 const sources = args.length
   ? args
   : [
-      'locomo:../shared/data/locomo/locomo10.json#conv-26',
-      'locomo:../shared/data/locomo/locomo10.json#conv-41',
-      'rhelm:../shared/data/rhelm#Elena_Morales',
+      ...DEV_SUBSETS.locomo.map((id) => `locomo:../shared/data/locomo/locomo10.json#${id}`),
+      ...DEV_SUBSETS.rhelm.map((id) => `rhelm:../shared/data/rhelm#${id}`),
     ];
 
 function recallAt(
@@ -67,8 +70,10 @@ for (const source of sources) {
     console.log(`  templates: ${[...templates].map(([k, v]) => `${k} ${v}`).join(', ')}`);
     console.log(`  generated R@10: ${fmt(recallAt(items, search))}`);
     console.log(`  by template:    ${fmt(recallAt(items, search, (it) => String(it.checks?.template)))}`);
-    const official = (history.qa ?? []).filter((q) => q.evidence.length);
-    if (official.length) console.log(`  official  R@10: ${fmt(recallAt(official, search))}`);
+    if (historySplit(history.id) === 'dev') {
+      const official = (history.qa ?? []).filter((q) => q.evidence.length);
+      if (official.length) console.log(`  official  R@10: ${fmt(recallAt(official, search))}`);
+    } else console.log('  official  R@10: not read (held-out history)');
     if (samples) {
       const byTemplate = new Map<string, QAItem[]>();
       for (const it of items) {

@@ -304,6 +304,14 @@ function unitsReport() {
   return JSONstringify(out);
 }
 
+// Texts of the named units ('' for an unknown id), for host-side scoring of what a context delivered.
+function unitTexts(ids) {
+  if (memory === null) throw new Malformed('no memory yet: store has not succeeded');
+  var out = [];
+  for (var j = 0; j < ids.length; j++) out[j] = knownUnit(ids[j]) ? mapGet(unitIndex, ids[j]).text : '';
+  return JSONstringify(out);
+}
+
 function encode(json) {
   if (typeof json !== 'string') return 'Mresult is not serialisable';
   if (json.length > MAX_RESULT) return 'Mresult is ' + json.length + ' chars of JSON, over the ' + MAX_RESULT + ' limit';
@@ -331,6 +339,7 @@ function call(op, argJson) {
     if (design === null) return 'Mthe design is not loaded';
     if (op === 'units') return encode(unitsReport());
     var arg = JSONparse(argJson);
+    if (op === 'texts') return encode(unitTexts(arg));
     var r;
     if (op === 'store') {
       var ids = new SetC();

@@ -33,12 +33,12 @@ class FakeClient implements LlmClient {
   }
 }
 
-const context = '[8 May 2023 13:56] Caroline: I went to a LGBTQ support group yesterday.';
+const context = '[8 May 2023 13:56] Ana: I went to a choir rehearsal yesterday.';
 
 describe('prompt files', () => {
   it('carry a version line and system/user sections', () => {
     const p = loadPrompt('answerer');
-    expect(p.version).toBe('answerer@1');
+    expect(p.version).toBe('answerer@2');
     expect(p.user).toContain('{{context}}');
     expect(loadPrompt('judge').version).toBe('judge@1');
     expect(() => parsePromptFile('## system\nx\n## user\ny')).toThrow(/version/);
@@ -50,16 +50,16 @@ describe('answerer', () => {
   it('is the extractive reader without a client (or without an answerer model)', async () => {
     for (const client of [undefined, null, new FakeClient(['judge'], () => 'x')]) {
       const a = createAnswerer({ client });
-      expect(a.id).toBe('extractive-reader@1');
-      const r = await a.answer({ question: 'When did Caroline go to the support group?', context });
+      expect(a.id).toBe('extractive-reader@2');
+      const r = await a.answer({ question: 'When did Ana go to the choir rehearsal?', context });
       expect(r).toEqual({ answer: '7 May 2023', by: 'extractive-reader' });
     }
   });
   it('asks the LLM with the fixed prompt at temperature 0', async () => {
     const client = new FakeClient(['answerer'], () => 'Answer: "7 May 2023".');
     const a = createAnswerer({ client, model: 'fake-model' });
-    expect(a.id).toBe('llm:fake-model#answerer@1');
-    const r = await a.answer({ question: 'When did Caroline go?', context, date: '2023-06-01', answerType: 'date' });
+    expect(a.id).toBe('llm:fake-model#answerer@2');
+    const r = await a.answer({ question: 'When did Ana go?', context, date: '2023-06-01', answerType: 'date' });
     expect(r).toEqual({ answer: '7 May 2023', by: 'llm:fake-model', usage: { promptTokens: 100, completionTokens: 5, cachedTokens: 0 } });
     const req = client.requests[0]!;
     expect(req.role).toBe('answerer');
@@ -68,7 +68,7 @@ describe('answerer', () => {
     expect(req.messages[1]!.content).toContain(context);
     expect(req.messages[1]!.content).toContain('Today is 2023-06-01.');
     expect(req.messages[1]!.content).toContain('Answer with a date.');
-    expect(req.messages[1]!.content).toContain('Question: When did Caroline go?');
+    expect(req.messages[1]!.content).toContain('Question: When did Ana go?');
   });
   it("adapts to the evaluation loop's EvalAnswerer", async () => {
     const client = new FakeClient(['answerer'], () => 'Sweden');
@@ -121,8 +121,8 @@ describe('answerer and judge over the OpenAI-compatible test server', () => {
     const config = loadLlmConfig({}, { apiKey: 'sk-test', baseURL: server.baseURL, models: { answerer: 'gpt-test', judge: 'judge-test' } });
     const client = createLlmClient(config);
     const answerer = createAnswerer({ client });
-    expect(answerer.id).toBe('llm:gpt-test#answerer@1');
-    const r = await answerer.answer({ question: 'When did Caroline go to the support group?', context });
+    expect(answerer.id).toBe('llm:gpt-test#answerer@2');
+    const r = await answerer.answer({ question: 'When did Ana go to the choir rehearsal?', context });
     expect(r.answer).toBe('7 May 2023');
     expect(r.by).toBe('llm:gpt-test');
     const v = await createJudge({ client }).judge({ question: 'When?', reference: 'May 7, 2023', answer: r.answer });
@@ -132,6 +132,6 @@ describe('answerer and judge over the OpenAI-compatible test server', () => {
     const body = chats[0]!.body as { model: string; temperature: number; messages: Array<{ content: string }> };
     expect(body.model).toBe('gpt-test');
     expect(body.temperature).toBe(0);
-    expect(body.messages[1]!.content).toContain('LGBTQ support group');
+    expect(body.messages[1]!.content).toContain('choir rehearsal');
   });
 });

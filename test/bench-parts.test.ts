@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { History, QAItem } from '../src/history/record.ts';
 import { budgetSubset, hashSplit, officialSupervision } from '../src/experiments/supervision-sets.ts';
 import { officialQuestions } from '../src/experiments/official-eval.ts';
-import { delta, markdownTable, pct, sameDesignNote } from '../src/experiments/markdown.ts';
+import { bySplit, delta, markdownTable, pct, sameDesignNote } from '../src/experiments/markdown.ts';
+import { DEV_SUBSETS, devOnly, historySplit } from '../src/experiments/dev-subsets.ts';
+import { scoresFromTraces } from '../src/experiments/scores.ts';
+import type { QuestionTrace } from '../src/scoring/trace.ts';
 import { benchConfigFromFlags } from '../src/cli/commands/bench.ts';
 import { generateSupervision } from '../src/supervision/generate.ts';
 import { loadHistories } from '../src/history/load.ts';
@@ -66,6 +69,51 @@ describe('bench supervision sets', () => {
     expect(s).toEqual(qa.filter((q) => s.includes(q)));
     expect(officialQuestions(h, { categories: [], perHistory: 10 })).toEqual(s);
     expect(officialQuestions(h, { categories: ['temporal'] }).every((q) => q.category === 'temporal')).toBe(true);
+  });
+});
+
+function trace(history: string, correct: boolean): QuestionTrace {
+  return {
+    question: `${history}-${correct}`,
+    history,
+    category: '1',
+    ranked: [],
+    rankedRecords: [],
+    delivered: [],
+    deliveredRecords: [],
+    contextTokens: 0,
+    contextText: '',
+    answer: correct ? 'a' : 'b',
+    reference: 'a',
+    scores: { correct, correctBy: 'exact', f1: correct ? 1 : 0, recallAt: { '10': correct ? 1 : 0 }, contextRecall: 0 },
+    timeMs: { store: 0, retrieve: 0, context: 0, answer: 0 },
+    toolCalls: {},
+  };
+}
+
+describe('development subsets', () => {
+  it('names two LoCoMo conversations, two RHELM personas other than the embedded default, and LongMemEval samples', () => {
+    expect(DEV_SUBSETS.locomo).toEqual(['conv-26', 'conv-30']);
+    expect(DEV_SUBSETS.rhelm).toHaveLength(2);
+    expect(DEV_SUBSETS.rhelm).not.toContain('Elena_Morales');
+    expect(DEV_SUBSETS.longmemeval.length).toBeGreaterThan(0);
+    expect(historySplit('conv-26')).toBe('dev');
+    expect(historySplit('conv-41')).toBe('heldout');
+    expect(devOnly('locomo', [{ id: 'conv-41' }, { id: 'conv-30' }])).toEqual([{ id: 'conv-30' }]);
+  });
+
+  it('scores development and held-out histories apart, and tables give each its own row', () => {
+    const s = scoresFromTraces([trace('conv-26', true), trace('conv-41', false), trace('conv-42', false)]);
+    expect(s.n).toBe(3);
+    expect(s.split.dev).toMatchObject({ n: 1, accuracy: 1 });
+    expect(s.split.heldout).toMatchObject({ n: 2, accuracy: 0 });
+    expect(bySplit(['Base'], s, (p) => [pct(p.accuracy)])).toEqual([
+      ['Base', 'dev', '1', '100.0'],
+      ['Base', 'held-out', '2', '0.0'],
+    ]);
+    const heldOnly = scoresFromTraces([trace('conv-41', true)]);
+    expect(heldOnly.split.dev).toBeNull();
+    expect(bySplit(['x'], heldOnly, (p) => [String(p.n)])).toEqual([['x', 'held-out', '1', '1']]);
   });
 });
 

@@ -47,7 +47,7 @@ describe.skipIf(!existsSync(LOCOMO))('memsteer eval on one LoCoMo conversation',
     expect(r.code).toBe(0);
     const report = EvalReportSchema.parse(JSON.parse(r.stdout));
     expect(report.questions).toBe(30);
-    expect(report.answerer).toBe('extractive-reader@1');
+    expect(report.answerer).toBe('extractive-reader@2');
     const s = report.summary;
     expect(s.n).toBe(30);
     expect(s.errors).toEqual({});

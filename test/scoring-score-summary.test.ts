@@ -3,7 +3,7 @@ import type { QAItem } from '../src/history/record.ts';
 import { pairedBootstrap } from '../src/optimize/strategies/bootstrap.ts';
 import { createRng } from '../src/util/rng.ts';
 import { createJudge, type Judge } from '../src/scoring/judge.ts';
-import { dcgWeights, marginalUtility } from '../src/scoring/marginal-utility.ts';
+import { MARGINAL_TIERS, marginalAnswerScore, marginalUtility, tierWeights, verifiedUnitTexts } from '../src/scoring/marginal-utility.ts';
 import { contextRecall, recallAtK, tokenF1 } from '../src/scoring/metrics.ts';
 import { scoreQuestion } from '../src/scoring/score.ts';
 import { EvalSummarySchema, summarize } from '../src/scoring/summary.ts';
@@ -212,27 +212,65 @@ describe('pairedBootstrap', () => {
   });
 });
 
-describe('marginalUtility', () => {
-  it('weights improvements by normalised 1/log2(k+1)', async () => {
-    const w = dcgWeights([1, 3]);
-    expect(w[0]).toBeCloseTo(1 / (1 + 1 / 2));
-    expect(w[1]).toBeCloseTo(0.5 / 1.5);
-    const scores: Record<number, number> = { 0: 0.2, 1: 1, 3: 0.5 };
+describe('marginalUtility (MemSifter)', () => {
+  it('weights tiers by C(F(i)) − C(F(i+1)) with C(k) = 1/log2(k+1), the last by C(F(N)); they sum to 1', () => {
+    const C = (k: number) => 1 / Math.log2(k + 1);
+    const w = tierWeights(MARGINAL_TIERS);
+    expect(MARGINAL_TIERS).toEqual([1, 2, 3, 5, 8]);
+    expect(w[0]).toBeCloseTo(C(1) - C(2));
+    expect(w[3]).toBeCloseTo(C(5) - C(8));
+    expect(w[4]).toBeCloseTo(C(8));
+    expect(w.reduce((a, b) => a + b, 0)).toBeCloseTo(1);
+    expect(() => tierWeights([0])).toThrow(RangeError);
+    expect(() => tierWeights([2, 1])).toThrow(RangeError);
+  });
+  it('is the weighted net gain over answering without memory, and rewards useful units ranked first', async () => {
     const asked: number[] = [];
     const r = await marginalUtility(
       async (k) => {
         asked.push(k);
-        return scores[k]!;
+        return ({ 0: 0.2, 1: 1, 3: 0.5 } as Record<number, number>)[k]!;
       },
-      { ks: [1, 3] },
+      { tiers: [1, 3] },
     );
     expect(asked).toEqual([0, 1, 3]);
     expect(r.baseline).toBe(0.2);
-    expect(r.utility).toBeCloseTo((2 / 3) * 0.8 + (1 / 3) * 0.3);
+    const w = tierWeights([1, 3]);
+    expect(r.utility).toBeCloseTo(w[0]! * 0.8 + w[1]! * 0.3);
+    // The same answer found at rank 1 earns more than at rank 4 (reached only from tier 5).
+    const first = await marginalUtility(async (k) => (k >= 1 ? 1 : 0));
+    const fourth = await marginalUtility(async (k) => (k >= 4 ? 1 : 0));
+    expect(first.utility).toBeCloseTo(1);
+    expect(fourth.utility).toBeGreaterThan(0);
+    expect(fourth.utility).toBeLessThan(first.utility);
   });
   it('is negative when memory hurts, zero when it changes nothing', async () => {
     expect((await marginalUtility(async (k) => (k === 0 ? 1 : 0))).utility).toBeCloseTo(-1);
-    expect((await marginalUtility(async () => 0.4)).utility).toBe(0);
-    expect(() => dcgWeights([0])).toThrow(RangeError);
+    expect((await marginalUtility(async () => 0.4)).utility).toBeCloseTo(0);
+  });
+  it('credits only unit texts the context really holds, in reading order, each text once', () => {
+    const units = [
+      { id: 'a', text: 'Alpha went   to Lisbon.' },
+      { id: 'b', text: 'Beta stayed home.' },
+      { id: 'ghost', text: 'Never shown to the answerer.' },
+      { id: 'dup', text: 'Beta stayed home.' },
+      { id: 'empty', text: '' },
+    ];
+    const context = 'Notes\nBeta stayed home.\nAlpha went to\nLisbon.';
+    expect(verifiedUnitTexts(context, units, 8)).toEqual(['Beta stayed home.', 'Alpha went to Lisbon.']);
+    expect(verifiedUnitTexts(context, units, 1)).toEqual(['Beta stayed home.']);
+  });
+  it('scores answers by token F1, and unanswerable items by declining', () => {
+    const item = {
+      id: 'q',
+      history: 'h',
+      question: 'Where?',
+      answer: 'Lisbon, Portugal',
+      answerType: 'text',
+      evidence: [],
+    } as unknown as QAItem;
+    expect(marginalAnswerScore(item, 'Lisbon Portugal')).toBe(1);
+    expect(marginalAnswerScore(item, '')).toBe(0);
+    expect(marginalAnswerScore({ ...item, answer: 'not mentioned' }, 'not mentioned in the conversation')).toBe(1);
   });
 });

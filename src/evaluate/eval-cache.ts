@@ -57,6 +57,8 @@ export interface EvalCacheKeyParts {
   budgetTokens: number;
   ks: number[];
   limits: unknown;
+  /** Marginal-utility tiers when the evaluation scores marginal utility (absent otherwise, keeping older keys). */
+  marginalTiers?: number[];
 }
 
 export function evalCacheKey(parts: EvalCacheKeyParts): string {

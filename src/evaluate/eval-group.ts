@@ -18,6 +18,7 @@ import type {
   ToolMeter,
   UnitProvenance,
 } from '../isolate/sandbox-api.ts';
+import { verifiedUnitTexts } from '../scoring/marginal-utility.ts';
 import { visibleRecords } from './date-filter.ts';
 
 /** What the host sends for one group (the program and records travel as blobs, by key). */
@@ -42,6 +43,8 @@ export interface GroupTask {
   rankCap: number;
   /** Ranked records kept per question (units expanded to sources). */
   recordCap: number;
+  /** When set, collect up to this many delivered unit texts per question for marginal utility (absent: none). */
+  marginalUnits?: number;
 }
 
 /** The design's work for one question, before answering. */
@@ -59,6 +62,8 @@ export interface QuestionRun {
   llmTokens: { prompt: number; completion: number };
   /** The question's gold evidence records that some memory unit names as a source (recoverable from memory). */
   recoverable: string[];
+  /** With `marginalUnits`: the delivered unit texts found in the context, in reading order (see verifiedUnitTexts). */
+  marginalTexts?: string[];
 }
 
 export interface GroupResult {
@@ -213,8 +218,21 @@ async function runQuestion(sandbox: Sandbox, q: Question, task: GroupTask, prove
     tokens: ctx.value.tokens,
     ...(ctx.value.truncatedFrom !== undefined ? { truncatedFrom: ctx.value.truncatedFrom } : {}),
   };
+  if (task.marginalUnits) {
+    // Declared ids beyond a few hundred cannot all be in a budgeted context; the cap bounds the copy.
+    const ids = [...new Set(ctx.value.units)].slice(0, MARGINAL_ID_CAP);
+    const texts = await sandbox.unitTexts(ids);
+    if (!texts.ok) {
+      run.failure = texts.failure;
+      return run;
+    }
+    const units = ids.map((id, i) => ({ id, text: texts.value[i] ?? '' }));
+    run.marginalTexts = verifiedUnitTexts(ctx.value.text, units, task.marginalUnits);
+  }
   return run;
 }
+
+const MARGINAL_ID_CAP = 400;
 
 /** A question that never ran (its group or its own stage failed), with the failure recorded. */
 export function failedRun(id: string, failure: StageFailure): QuestionRun {

@@ -40,6 +40,7 @@ import {
 } from '../isolate/sandbox-api.ts';
 import type { QuestionScores, QuestionTrace } from '../scoring/trace.ts';
 import { traceForFile } from '../scoring/trace-schema.ts';
+import { MARGINAL_TIERS, marginalAnswerScore, marginalUtility } from '../scoring/marginal-utility.ts';
 
 // ───────────────────────────── the pool evaluation runs on ─────────────────────────────
 
@@ -146,6 +147,11 @@ export interface EvaluateOptions<S> {
   answerConcurrency?: number;
   /** Replaces the pool (benchmarks, tests). */
   runner?: GroupRunner;
+  /**
+   * Also score MemSifter's marginal utility (src/scoring/marginal-utility.ts) into `scores.marginalUtility`: the host
+   * answers again with no memory and with the top k delivered units for each tier. Costs tiers + 1 answers a question.
+   */
+  marginal?: { tiers?: readonly number[] };
 }
 
 export interface EvaluationStats {
@@ -190,6 +196,7 @@ export async function evaluateProgram<S>(options: EvaluateOptions<S>): Promise<E
   const t0 = performance.now();
   const ks = options.ks ?? [1, 5, 10];
   const limits: Partial<SandboxLimits> = { ...DEFAULT_SANDBOX_LIMITS, ...options.limits };
+  const marginalTiers = options.marginal ? (options.marginal.tiers ?? MARGINAL_TIERS) : undefined;
   const byId = new Map(options.histories.map((h) => [h.id, h]));
   const itemsByHistory = new Map<string, QAItem[]>();
   for (const q of options.questions) {
@@ -213,6 +220,7 @@ export async function evaluateProgram<S>(options: EvaluateOptions<S>): Promise<E
     budgetTokens: options.budget.tokens,
     ks,
     limits: { ...limits, bridge: options.pool.bridge, toolOptions: options.toolOptions ?? {} },
+    ...(marginalTiers ? { marginalTiers: [...marginalTiers] } : {}),
   });
   const stats: EvaluationStats = {
     ms: 0,
@@ -288,6 +296,7 @@ export async function evaluateProgram<S>(options: EvaluateOptions<S>): Promise<E
           toolOptions: options.toolOptions ?? {},
           rankCap: RANK_CAP,
           recordCap: Math.max(100, ...ks),
+          ...(marginalTiers ? { marginalUnits: Math.max(...marginalTiers) } : {}),
         },
       });
     }
@@ -425,8 +434,66 @@ async function answerAndScore<S>(
   // Failed questions are scored too (no answer → incorrect, recall from whatever was ranked) so that a design's
   // failures count against it in every mean rather than silently leaving the denominator.
   trace.scores = await timed(() => options.score(item, trace, { ks }));
+  if (options.marginal) {
+    // A failed question gains nothing from memory; it counts as 0 like in every other mean.
+    let utility = 0;
+    if (!trace.error && run?.context) {
+      try {
+        utility = await marginalOf(item, run.marginalTexts ?? [], options, timed, trace.llmTokens!);
+      } catch (err) {
+        trace.error = { stage: 'answer', kind: 'throw', message: `marginal utility: ${err instanceof Error ? err.message : String(err)}` };
+      }
+    }
+    trace.scores.marginalUtility = utility;
+  }
   trace.timeMs.answer = answerMs;
   return trace;
+}
+
+/**
+ * s_0 per answerer and question: answering without memory does not depend on the design, so a search pays for it
+ * once per question rather than once per candidate.
+ */
+const noMemoryScores = new WeakMap<EvalAnswerer, Map<string, Promise<number>>>();
+
+/** MemSifter's marginal utility of the delivered units `texts` (reading order) for one question, answered on the host. */
+async function marginalOf<S>(
+  item: QAItem,
+  texts: readonly string[],
+  options: EvaluateOptions<S>,
+  timed: <T>(fn: () => Promise<T> | T) => Promise<T>,
+  tokens: { prompt: number; completion: number },
+): Promise<number> {
+  const scoreWith = async (context: string): Promise<number> => {
+    const a = await timed(() => options.answerer.answer(item, context));
+    tokens.prompt += a.promptTokens ?? 0;
+    tokens.completion += a.completionTokens ?? 0;
+    return marginalAnswerScore(item, a.answer);
+  };
+  let memo = noMemoryScores.get(options.answerer);
+  if (!memo) noMemoryScores.set(options.answerer, (memo = new Map()));
+  const key = questionSetHash([item]);
+  // Tiers past the delivered units repeat the same context: answer each distinct context once.
+  const byContext = new Map<string, Promise<number>>();
+  const r = await marginalUtility(
+    (k) => {
+      if (k === 0) {
+        let s0 = memo.get(key);
+        if (!s0) {
+          s0 = scoreWith('');
+          memo.set(key, s0);
+          s0.catch(() => memo.delete(key));
+        }
+        return s0;
+      }
+      const context = texts.slice(0, k).join('\n');
+      let s = byContext.get(context);
+      if (!s) byContext.set(context, (s = scoreWith(context)));
+      return s;
+    },
+    { ...(options.marginal?.tiers ? { tiers: options.marginal.tiers } : {}) },
+  );
+  return r.utility;
 }
 
 function crashedGroup(task: GroupTask, failure: StageFailure): GroupResult {

@@ -4,3 +4,4 @@ export type { BenchEvent } from './context.ts';
 export * from './schemas.ts';
 export { markdownTable, experimentMarkdown, readmeMarkdown } from './markdown.ts';
 export { officialSupervision, budgetSubset, hashSplit, generatedSupervision } from './supervision-sets.ts';
+export { DEV_SUBSETS, devLabel, devOnly, historySplit, type DevBenchmark, type HistorySplit } from './dev-subsets.ts';

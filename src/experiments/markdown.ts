@@ -1,6 +1,7 @@
 /** The table writer: results as Markdown (the JSON files hold the same tables plus the typed rows). */
 import type { BenchConfig } from './bench-config.ts';
-import type { ExperimentResult, Metrics, Table } from './schemas.ts';
+import { devLabel, type DevBenchmark } from './dev-subsets.ts';
+import type { ExperimentResult, Metrics, PartScores, Scores, Table } from './schemas.ts';
 
 /** A proportion as a percentage with one decimal; `–` when the metric does not apply. */
 export function pct(x: number | null | undefined): string {
@@ -21,6 +22,25 @@ export function headline(m: Metrics): string[] {
 }
 
 export const HEADLINE_COLUMNS = ['R@10', 'ctx recall', 'accuracy', 'F1'];
+
+/** The columns {@link bySplit} puts before a row's metrics. */
+export const SPLIT_COLUMNS = ['histories', 'n'];
+
+/**
+ * One design's scores as rows, development histories apart from held-out ones (a part with no question is left
+ * out): `[prefix…, 'dev' | 'held-out', n, cells(part)…]`. Tables never pool the two.
+ */
+export function bySplit(prefix: readonly string[], s: Scores, cells: (p: PartScores) => string[]): string[][] {
+  const rows: string[][] = [];
+  if (s.split.dev) rows.push([...prefix, 'dev', String(s.split.dev.n), ...cells(s.split.dev)]);
+  if (s.split.heldout) rows.push([...prefix, 'held-out', String(s.split.heldout.n), ...cells(s.split.heldout)]);
+  return rows;
+}
+
+/** A table title's note on which histories are the development subset of `dataset`. */
+export function devNote(dataset: DevBenchmark): string {
+  return `dev = ${devLabel(dataset)}, held-out = the others`;
+}
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
@@ -67,6 +87,9 @@ export function readmeMarkdown(results: readonly ExperimentResult[], config: Ben
     '',
     `Offline versions of the MemSteer tables: rule-based supervision generator, offline mutation proposer, extractive reader as the fixed answerer, ` +
       `token-F1 judge (correct when F1 ≥ 0.5), objective = context recall of gold evidence on validation items. Numbers are percentages.`,
+    '',
+    `Development histories (the only ones calibration scripts read; see the README's "Development subsets"): ` +
+      `${config.datasets.map((d) => `${d.id} ${devLabel(d.id)}`).join('; ')}. Every table reports them (dev) apart from the held-out histories.`,
     '',
     `Datasets: ${config.datasets.map((d) => `${d.id} (\`${d.source}\`)`).join(', ')}. ` +
       `${config.iterations} iterations per optimization run, RNG seed ${config.rngSeed}, context budget ${config.contextBudget} tokens, ` +

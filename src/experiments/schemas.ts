@@ -27,7 +27,16 @@ export const MetricsSchema = z.object({
 export type Metrics = z.infer<typeof MetricsSchema>;
 
 /** Metrics overall and per official category (LoCoMo category 1–4, RHELM question type). */
-export const ScoresSchema = MetricsSchema.extend({ perCategory: z.record(z.string(), MetricsSchema) });
+export const PartScoresSchema = MetricsSchema.extend({ perCategory: z.record(z.string(), MetricsSchema) });
+export type PartScores = z.infer<typeof PartScoresSchema>;
+
+/**
+ * {@link PartScoresSchema} over all questions, and the same for the development histories (src/experiments/dev-subsets.ts)
+ * and the held-out ones apart (null when the questions hold none of that part): tables report the two separately.
+ */
+export const ScoresSchema = PartScoresSchema.extend({
+  split: z.object({ dev: PartScoresSchema.nullable(), heldout: PartScoresSchema.nullable() }),
+});
 export type Scores = z.infer<typeof ScoresSchema>;
 
 /** Which design a row is about and where it came from. */

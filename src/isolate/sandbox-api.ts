@@ -244,6 +244,8 @@ export interface Sandbox {
    * Fails with stage 'store', kind 'malformed' before any successful store.
    */
   memoryUnits(): Promise<StageResult<UnitProvenance[]>>;
+  /** The texts of the named units, in the order asked ('' for an id not in memory): what scoring needs of a context. */
+  unitTexts(ids: string[]): Promise<StageResult<string[]>>;
   /**
    * Ranked hits; every hit's unit exists in the memory and scores are finite (else 'malformed').
    * Retrieve and context of one question share its LLM budget (keyed by `question.id`).

@@ -19,7 +19,7 @@ import {
 } from './sandbox-api.ts';
 import { fitToBudget } from './host-tools/text-budget.ts';
 
-type Op = 'store' | 'retrieve' | 'context' | 'units';
+type Op = 'store' | 'retrieve' | 'context' | 'units' | 'texts';
 type Stage = StageFailure['stage'];
 
 // The prelude validates in the isolate; these re-check on the host, which is the side we trust.
@@ -34,6 +34,8 @@ const UnitsSchema = z.array(
     textLength: z.number().int().nonnegative(),
   }),
 );
+
+const TextsSchema = z.array(z.string());
 
 const EMPTY_METER: ToolMeter = { toolCalls: {}, log: [], logDropped: 0, llmTokens: { prompt: 0, completion: 0 }, bm25CacheHits: 0 };
 
@@ -155,6 +157,10 @@ class IsolateSandbox implements Sandbox {
 
   memoryUnits(): Promise<StageResult<UnitProvenance[]>> {
     return this.#run('units', 'store', 'units', '', UnitsSchema);
+  }
+
+  unitTexts(ids: string[]): Promise<StageResult<string[]>> {
+    return this.#run('texts', 'context', 'texts', JSON.stringify(ids), TextsSchema);
   }
 
   retrieve(question: Question): Promise<StageResult<Hit[]>> {

@@ -38,6 +38,8 @@ export function createPoolEvaluator(options: PoolEvaluatorOptions): CandidateEva
         judgeId: options.judgeId,
         summarize: (t) => summarize(t),
         pool: options.pool,
+        // Marginal utility needs extra answers per question; only the objective that climbs it pays for them.
+        ...(options.objective === 'marginal' ? { marginal: {} } : {}),
         ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
         ...(options.onProgress ? { onProgress: (p) => options.onProgress!(split, p.done, p.total) } : {}),
       });

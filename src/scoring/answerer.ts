@@ -25,7 +25,7 @@ export interface AnswerResult {
 }
 
 export interface Answerer {
-  /** Stable id of the answerer and its prompt (cache keys, manifests): `llm:<model>#answerer@1` or `extractive-reader@1`. */
+  /** Stable id of the answerer and its prompt (cache keys, manifests): `llm:<model>#answerer@2` or `extractive-reader@2`. */
   readonly id: string;
   answer(request: AnswerRequest): Promise<AnswerResult>;
 }

@@ -10,9 +10,8 @@
  *    holds an entity of the expected answer type.
  * 3. The expected type comes from the wh-word: when → date, how many/much/long → number, who → name,
  *    where → place, is/did/would… → yes/no, else a phrase.
- * 4. When the best coverage is under a threshold the reader says "Not mentioned" (LoCoMo's adversarial
- *    questions and false premises); a question naming one speaker whose best sentence was said by another is
- *    penalised, because that is how LoCoMo's adversarial questions are built.
+ * 4. When the best coverage is under a threshold the reader says "Not mentioned": a context that does not
+ *    cover the question gives no grounds for an answer.
  * 5. 'When' questions resolve relative phrases ("yesterday", "last week", "last Saturday") against the date of
  *    the line that says them, and fall back to that line's date.
  */
@@ -30,7 +29,7 @@ import {
 } from '../text/date-parse.ts';
 
 /** Name and version of this algorithm, as recorded in traces and manifests. */
-export const EXTRACTIVE_READER = 'extractive-reader@1';
+export const EXTRACTIVE_READER = 'extractive-reader@2';
 
 /** What the reader answers when the context does not cover the question. */
 export const NOT_MENTIONED = 'Not mentioned';
@@ -40,8 +39,6 @@ export interface ExtractiveReaderOptions {
   answerType?: AnswerType;
   /** Minimum IDF-weighted share of question terms the best sentence must cover to answer (default 0.25). */
   minCoverage?: number;
-  /** Score multiplier for a best sentence said by a speaker other than the one the question names (default 0.3). */
-  speakerMismatchPenalty?: number;
   /** Longest span returned for phrase answers, in words (default 14). */
   maxWords?: number;
   /** The abstention answer (default "Not mentioned"). */
@@ -474,15 +471,9 @@ function idfWeights(sentences: Sentence[], info: QuestionInfo): Map<string, numb
   return w;
 }
 
-function scoreSentences(
-  sentences: Sentence[],
-  info: QuestionInfo,
-  speakers: Set<string>,
-  o: Required<Omit<ExtractiveReaderOptions, 'answerType'>>,
-): Scored[] {
+function scoreSentences(sentences: Sentence[], info: QuestionInfo): Scored[] {
   const w = idfWeights(sentences, info);
   const total = info.terms.reduce((a, t) => a + (w.get(t.key) ?? 0), 0);
-  const namedSpeakers = info.terms.filter((t) => t.cap && (speakers.has(t.key) || info.people.has(t.key))).map((t) => t.key);
   const out: Scored[] = [];
   for (const s of sentences) {
     const matched = new Set<string>();
@@ -497,16 +488,10 @@ function scoreSentences(
     for (const k of s.line.dateKeys) if (info.keys.has(k)) matched.add(k);
     let got = 0;
     for (const k of matched) got += w.get(k) ?? 0;
-    let coverage = total > 0 ? got / total : 0;
+    const coverage = total > 0 ? got / total : 0;
     let proximity = 0;
     if (hits.length >= 2)
       proximity = Math.min(1, new Set(hits.map((i) => s.tokens[i]!.keys[0])).size / (hits[hits.length - 1]! - hits[0]! + 1));
-    if (namedSpeakers.length === 1 && s.line.speakerKeys.length > 0) {
-      const named = namedSpeakers[0]!;
-      // "Mel" names "Melanie".
-      const same = (k: string) => k === named || (Math.min(k.length, named.length) >= 3 && (k.startsWith(named) || named.startsWith(k)));
-      if (!s.line.speakerKeys.some(same) && ![...s.keys].some(same)) coverage *= o.speakerMismatchPenalty;
-    }
     const typed = hasTyped(s, info) ? 0.08 : 0;
     // A question in the context is rarely its answer.
     const asks = s.asks ? 0.7 : 1;
@@ -830,7 +815,7 @@ function placeCandidates(
   const s = sc.sentence;
   const out: Candidate[] = [];
   for (const r of capitalisedRuns(sc, info, known, context)) {
-    // People are not places: skip speakers' names unless a preposition says otherwise ("to Caroline's").
+    // People are not places: skip speakers' names unless a preposition says otherwise ("to Ana's").
     if (speakers.has(s.tokens[r.from]!.keys[0]!) && !(r.from > 0 && PLACE_PREP.test(s.tokens[r.from - 1]!.lower))) continue;
     const prep =
       (r.from > 0 && PLACE_PREP.test(s.tokens[r.from - 1]!.lower)) || (r.from > 1 && PLACE_PREP.test(s.tokens[r.from - 2]!.lower));
@@ -995,7 +980,7 @@ function phraseCandidate(sc: Scored, info: QuestionInfo, context: string, maxWor
   }
   let [a, b] = clauses[best]!;
   // Inside the clause the answer is the run of words between the question's terms that says something new
-  // ("my favourite hobby is | pottery"), preferring a run that follows a matched term.
+  // ("my favourite hobby is | gardening"), preferring a run that follows a matched term.
   const hitSet = new Set(sc.hits);
   let bestRun: [number, number] | null = null;
   let bestRunScore = 0;
@@ -1076,7 +1061,6 @@ function yesNo(ranked: Scored[], info: QuestionInfo, question: string, context: 
 export function extractiveAnswer(question: string, context: string, options: ExtractiveReaderOptions = {}): ExtractiveAnswer {
   const o = {
     minCoverage: options.minCoverage ?? 0.25,
-    speakerMismatchPenalty: options.speakerMismatchPenalty ?? 0.3,
     maxWords: options.maxWords ?? 14,
     abstain: options.abstain ?? NOT_MENTIONED,
   };
@@ -1085,7 +1069,7 @@ export function extractiveAnswer(question: string, context: string, options: Ext
   if (sentences.length === 0 || info.terms.length === 0) return { answer: o.abstain, confidence: 0 };
   const speakers = new Set<string>();
   for (const s of sentences) for (const k of s.line.speakerKeys) speakers.add(k);
-  const ranked = scoreSentences(sentences, info, speakers, o);
+  const ranked = scoreSentences(sentences, info);
   const top = ranked[0]!;
   if (info.kind === 'yesno') return yesNo(ranked, info, question, context);
   if (top.coverage < o.minCoverage || top.matched.size === 0) return { answer: o.abstain, confidence: 0 };

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../errors.ts';
 
 export interface PromptTemplate {
-  /** The version line's value, e.g. `answerer@1`; part of cache keys. */
+  /** The version line's value, e.g. `answerer@2`; part of cache keys. */
   version: string;
   system: string;
   user: string;

@@ -19,7 +19,7 @@ const FRAME = new Set(
 
 const UNANSWERABLE: BlindReading = { answerable: false, answer: NOT_MENTIONED, citations: [] };
 
-/** Who said it and roughly when, as a question states it ("… Caroline … in May 2023", "… the user … on 3 May 2024"). */
+/** Who said it and roughly when, as a question states it ("… Ana … in March 2024", "… the user … on 3 May 2024"). */
 interface Constraints {
   speaker?: string;
   day?: string;
@@ -275,7 +275,7 @@ const NOT_NAME = new Set([
 const WEEKDAYS_MONTHS =
   /^(?:mon|tues|wednes|thurs|fri|satur|sun)day$|^(?:january|february|march|april|may|june|july|august|september|october|november|december)$/i;
 
-/** Distinct capitalised runs of a text that do not open a sentence and are no speaker's name ("Becoming Nicole", "Sweden"). */
+/** Distinct capitalised runs of a text that do not open a sentence and are no speaker's name ("Blue Harbour", "Lisbon"). */
 function properNames(text: string, speakers: readonly string[]): string[] {
   const people = new Set(speakers.flatMap((s) => [s.toLowerCase(), ...s.toLowerCase().split(/\s+/)]));
   const out = new Map<string, string>();

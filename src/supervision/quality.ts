@@ -44,7 +44,7 @@ export async function scoreSupervision(
   reader: BlindReader = createOfflineBlindReader(),
 ): Promise<QualityReport> {
   const byHistory = new Map(histories.map((h) => [h.id, new Map<string, SourceRecord>(h.records.map((r) => [r.id, r]))]));
-  // A question may name what was said around its evidence ("when Melanie asked about …, what did Caroline
+  // A question may name what was said around its evidence ("when Ben asked about …, what did Ana
   // say?"): the reader also sees each evidence record's neighbours in its thread.
   const neighbours = new Map(
     histories.map((h) => [

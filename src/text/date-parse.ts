@@ -216,7 +216,7 @@ const TIME_PREFIX = /^\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)?\s+on\s+/i;
 
 /**
  * The date an answer denotes when the whole answer is one explicit date ("8 May 2023", "May 8, 2023",
- * "2023-05-08", "May 2023", "2023"), else null. Relative phrases ("the week before 9 June 2023") are not dates.
+ * "2023-05-08", "May 2023", "2023"), else null. Relative phrases ("the week before 21 March 2024") are not dates.
  */
 export function parseExactDate(text: string): CalendarDate | null {
   let s = text

@@ -5,7 +5,7 @@
  */
 import { DATASETS } from '../bench-config.ts';
 import { cellRef, type BenchContext } from '../context.ts';
-import { HEADLINE_COLUMNS, headline, pct, sameDesignNote } from '../markdown.ts';
+import { HEADLINE_COLUMNS, SPLIT_COLUMNS, bySplit, devNote, headline, pct, sameDesignNote } from '../markdown.ts';
 import { FeedbackResultSchema, type FeedbackResult, type FeedbackRow, type Table } from '../schemas.ts';
 import { ablationSetup } from './ablation-setup.ts';
 
@@ -57,15 +57,15 @@ function feedbackTables(rows: readonly FeedbackRow[]): Table[] {
   return [...new Set(rows.map((r) => r.dataset))].map((dataset) => {
     const rs = rows.filter((r) => r.dataset === dataset);
     return {
-      title: `${DATASETS[dataset].label}: official test by feedback mode (${rs[0]?.test.n ?? 0} questions)`,
-      columns: ['feedback', 'design', 'accepted / proposals', 'best val', ...HEADLINE_COLUMNS],
-      rows: rs.map((r) => [
-        r.label,
-        r.design.program,
-        `${r.design.accepted ?? 0} / ${r.design.proposals ?? 0}`,
-        pct(r.design.valFitness),
-        ...headline(r.test),
-      ]),
+      title: `${DATASETS[dataset].label}: official test by feedback mode (${rs[0]?.test.n ?? 0} questions; ${devNote(dataset)})`,
+      columns: ['feedback', 'design', 'accepted / proposals', 'best val', ...SPLIT_COLUMNS, ...HEADLINE_COLUMNS],
+      rows: rs.flatMap((r) =>
+        bySplit(
+          [r.label, r.design.program, `${r.design.accepted ?? 0} / ${r.design.proposals ?? 0}`, pct(r.design.valFitness)],
+          r.test,
+          headline,
+        ),
+      ),
     };
   });
 }

@@ -4,7 +4,7 @@
  */
 import { DATASETS } from '../bench-config.ts';
 import { BASE_REF, cellRef, type BenchContext } from '../context.ts';
-import { HEADLINE_COLUMNS, headline, pct, sameDesignNote } from '../markdown.ts';
+import { HEADLINE_COLUMNS, SPLIT_COLUMNS, bySplit, devNote, headline, pct, sameDesignNote } from '../markdown.ts';
 import { MainResultSchema, type MainResult, type MainRow, type Table } from '../schemas.ts';
 import { officialSupervision, splitCounts } from '../supervision-sets.ts';
 
@@ -97,28 +97,40 @@ function mainTables(rows: readonly MainRow[]): Table[] {
     const n = rs[0]?.test.n ?? 0;
     const locomo = dataset === 'locomo';
     tables.push({
-      title: `${info.label}: official test (${rs[0]?.histories ?? 0} ${rs[0]?.histories === 1 ? 'history' : 'histories'}, ${n} questions)`,
-      columns: ['method', 'design', 'train / val items', 'best val', ...HEADLINE_COLUMNS, ...(locomo ? ['LoCoMo F1'] : [])],
-      rows: rs.map((r) => [
-        r.label,
-        r.design.program,
-        r.supervision.kind === 'none' ? '–' : `${r.supervision.train} / ${r.supervision.val}`,
-        pct(r.design.valFitness),
-        ...headline(r.test),
-        ...(locomo ? [pct(r.test.locomoF1)] : []),
-      ]),
+      title: `${info.label}: official test (${rs[0]?.histories ?? 0} ${rs[0]?.histories === 1 ? 'history' : 'histories'}, ${n} questions; ${devNote(dataset)})`,
+      columns: [
+        'method',
+        'design',
+        'train / val items',
+        'best val',
+        ...SPLIT_COLUMNS,
+        ...HEADLINE_COLUMNS,
+        ...(locomo ? ['LoCoMo F1'] : []),
+      ],
+      rows: rs.flatMap((r) =>
+        bySplit(
+          [
+            r.label,
+            r.design.program,
+            r.supervision.kind === 'none' ? '–' : `${r.supervision.train} / ${r.supervision.val}`,
+            pct(r.design.valFitness),
+          ],
+          r.test,
+          (p) => [...headline(p), ...(locomo ? [pct(p.locomoF1)] : [])],
+        ),
+      ),
     });
     const cats = [...new Set(rs.flatMap((r) => Object.keys(r.test.perCategory)))].sort();
     const metric = info.categoryMetric;
     tables.push({
-      title: `${info.label}: ${metric === 'locomoF1' ? 'LoCoMo F1' : 'F1'} per ${locomo ? 'category' : 'question type'} (n per column in the header)`,
-      columns: ['method', ...cats.map((c) => `${info.categoryNames[c] ?? c} (${rs[0]?.test.perCategory[c]?.n ?? 0})`)],
-      rows: rs.map((r) => [r.label, ...cats.map((c) => pct(r.test.perCategory[c]?.[metric] ?? null))]),
+      title: `${info.label}: ${metric === 'locomoF1' ? 'LoCoMo F1' : 'F1'} per ${locomo ? 'category' : 'question type'} (${devNote(dataset)})`,
+      columns: ['method', ...SPLIT_COLUMNS, ...cats.map((c) => info.categoryNames[c] ?? c)],
+      rows: rs.flatMap((r) => bySplit([r.label], r.test, (p) => cats.map((c) => pct(p.perCategory[c]?.[metric] ?? null)))),
     });
     tables.push({
-      title: `${info.label}: evidence R@10 per ${locomo ? 'category' : 'question type'}`,
-      columns: ['method', ...cats.map((c) => info.categoryNames[c] ?? c)],
-      rows: rs.map((r) => [r.label, ...cats.map((c) => pct(r.test.perCategory[c]?.recallAt10 ?? null))]),
+      title: `${info.label}: evidence R@10 per ${locomo ? 'category' : 'question type'} (${devNote(dataset)})`,
+      columns: ['method', ...SPLIT_COLUMNS, ...cats.map((c) => info.categoryNames[c] ?? c)],
+      rows: rs.flatMap((r) => bySplit([r.label], r.test, (p) => cats.map((c) => pct(p.perCategory[c]?.recallAt10 ?? null)))),
     });
   }
   return tables;

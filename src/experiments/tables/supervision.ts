@@ -4,7 +4,7 @@
  */
 import { DATASETS } from '../bench-config.ts';
 import { cellRef, type BenchContext } from '../context.ts';
-import { HEADLINE_COLUMNS, headline, pct, sameDesignNote } from '../markdown.ts';
+import { HEADLINE_COLUMNS, SPLIT_COLUMNS, bySplit, devNote, headline, pct, sameDesignNote } from '../markdown.ts';
 import { SupervisionResultSchema, type SupervisionResult, type SupervisionRow, type Table } from '../schemas.ts';
 import { budgetSubset, splitCounts } from '../supervision-sets.ts';
 import { ablationSetup } from './ablation-setup.ts';
@@ -83,16 +83,22 @@ function supervisionTables(rows: readonly SupervisionRow[]): Table[] {
     const rs = rows.filter((r) => r.dataset === dataset);
     const locomo = dataset === 'locomo';
     return {
-      title: `${DATASETS[dataset].label}: official test of each arm's optimized design (${rs[0]?.test.n ?? 0} questions)`,
-      columns: ['supervision', 'design', 'train / val items', 'best val', ...HEADLINE_COLUMNS, ...(locomo ? ['LoCoMo F1'] : [])],
-      rows: rs.map((r) => [
-        r.variant,
-        r.design.program,
-        `${r.trainItems} / ${r.valItems}`,
-        pct(r.design.valFitness),
-        ...headline(r.test),
-        ...(locomo ? [pct(r.test.locomoF1)] : []),
-      ]),
+      title: `${DATASETS[dataset].label}: official test of each arm's optimized design (${rs[0]?.test.n ?? 0} questions; ${devNote(dataset)})`,
+      columns: [
+        'supervision',
+        'design',
+        'train / val items',
+        'best val',
+        ...SPLIT_COLUMNS,
+        ...HEADLINE_COLUMNS,
+        ...(locomo ? ['LoCoMo F1'] : []),
+      ],
+      rows: rs.flatMap((r) =>
+        bySplit([r.variant, r.design.program, `${r.trainItems} / ${r.valItems}`, pct(r.design.valFitness)], r.test, (p) => [
+          ...headline(p),
+          ...(locomo ? [pct(p.locomoF1)] : []),
+        ]),
+      ),
     };
   });
 }

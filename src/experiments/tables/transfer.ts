@@ -4,8 +4,8 @@
  */
 import type { QuestionTrace } from '../../scoring/trace.ts';
 import { BASE_REF, cellRef, type BenchContext } from '../context.ts';
-import { HEADLINE_COLUMNS, delta, headline } from '../markdown.ts';
-import { TransferResultSchema, type TransferResult, type TransferRow } from '../schemas.ts';
+import { HEADLINE_COLUMNS, SPLIT_COLUMNS, bySplit, delta, devNote, headline } from '../markdown.ts';
+import { TransferResultSchema, type PartScores, type TransferResult, type TransferRow } from '../schemas.ts';
 import { scoresFromTraces } from '../scores.ts';
 import { splitCounts } from '../supervision-sets.ts';
 
@@ -112,25 +112,23 @@ export async function runTransferExperiment(ctx: BenchContext): Promise<Transfer
       "frozen = the source run's best design applied unchanged to each target persona. continued = a new search per target persona, seeded with the frozen design and steered by supervision generated from that persona's own history only (one run per persona, not all targets together).",
       `Every run: ${c.iterations} iterations of the offline mutation proposer, objective = context recall on validation items. Test = each target persona's official QA (${ctx.testNote('rhelm')}); "${ALL}" pools their questions.`,
       'Δ columns: percentage points against Base-BM25 on the same questions.',
+      `"${ALL}" rows pool the targets of one part only: development personas (dev) and held-out personas are never pooled together.`,
     ],
     sources: sources.map((h) => h.id),
     targets: targets.map((h) => h.id),
     rows,
     tables: [
       {
-        title: "Target personas: Base-BM25 → frozen transfer → continued on the persona's own supervision",
-        columns: ['target persona', 'n', 'stage', 'design', ...HEADLINE_COLUMNS, 'Δ R@10', 'Δ F1'],
-        rows: rows.map((r) => {
+        title: `Target personas: Base-BM25 → frozen transfer → continued on the persona's own supervision (${devNote('rhelm')})`,
+        columns: ['target persona', 'stage', 'design', ...SPLIT_COLUMNS, ...HEADLINE_COLUMNS, 'Δ R@10', 'Δ F1'],
+        rows: rows.flatMap((r) => {
           const b = rows.find((x) => x.persona === r.persona && x.stage === 'base-bm25')!;
-          return [
-            r.persona,
-            String(r.test.n),
-            r.stage,
-            r.design.program,
-            ...headline(r.test),
-            delta(r.test.recallAt10, b.test.recallAt10),
-            delta(r.test.f1, b.test.f1),
-          ];
+          const baseOf = (p: PartScores) => (p === r.test.split.dev ? b.test.split.dev : b.test.split.heldout);
+          return bySplit([r.persona, r.stage, r.design.program], r.test, (p) => [
+            ...headline(p),
+            delta(p.recallAt10, baseOf(p)?.recallAt10),
+            delta(p.f1, baseOf(p)?.f1),
+          ]);
         }),
       },
     ],

@@ -22,9 +22,9 @@ import {
 } from './templates.ts';
 
 /**
- * Context-linked questions ("answer turn + cue turn"). A real user asks about a reply in the words of what
- * prompted it ("What did Caroline research?" → "I've been looking into adoption agencies", whose words are in
- * Melanie's question before it, not in the reply). These templates do the same: the evidence is one utterance
+ * Context-linked questions ("answer turn + cue turn"). In a dialogue a reply often does not repeat the words of what
+ * prompted it (Ben: "Did you find anything for the flat hunt?" → Ana: "Two places near the river, both with a
+ * balcony"), so a user asks about the reply in the words of its prompt. These templates do the same: the evidence is one utterance
  * (the answer turn), the question names its neighbour in the thread (the cue) by the cue's own words, its
  * speaker and rough time, and shares at most one content word with the answer's record.
  */
@@ -123,7 +123,7 @@ export function sharedContentStems(ctx: RuleContext, question: string, region: P
 
 /** What the question asks for in the answer utterance: a computed, unique phrase of it. */
 interface AnswerPick {
-  /** "which agencies", "how many years", "what name", "what date". */
+  /** "which places", "how many weeks", "what name", "what date". */
   lead: string;
   answer: string;
   answerType: AnswerType;
@@ -162,8 +162,6 @@ const NOT_A_THING = new Set([
   'adds',
   'stands',
   'means',
-  'homeless',
-  'resilient',
   'source',
   'strength',
   'others',
@@ -288,10 +286,10 @@ function weighted<T extends { w: number }>(items: readonly T[], rng: Rng): T | u
 }
 
 /**
- * A context-linked single-hop question about answer utterance `u`, cued by its neighbour `cue`: "When Melanie
- * asked about the summer break in May 2023, which agencies did Caroline mention?" → "adoption agencies";
- * "Right before Caroline talked about the wedding day in June 2023, how many years did Melanie mention?" → "5
- * years". The evidence is `u`'s record alone; the cue phrase, its speaker and the time single out the cue
+ * A context-linked single-hop question about answer utterance `u`, cued by its neighbour `cue`: "When Ben
+ * asked about the flat hunt in March 2024, which places did Ana mention?" → "two places near the river";
+ * "Right before Ana talked about the choir concert in April 2024, how many weeks did Ben mention?" → "3
+ * weeks". The evidence is `u`'s record alone; the cue phrase, its speaker and the time single out the cue
  * among that speaker's turns, the cue's words are none of the answer record's (the answer utterance's, when cue
  * and answer share a User/Assistant record), and the whole question shares at most one content word with it.
  */

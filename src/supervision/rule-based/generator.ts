@@ -174,7 +174,7 @@ export function ruleCandidate(ctx: RuleContext, bundle: Bundle, type: QuestionTy
         const seen = new Set<string>();
         const words = tokensIn(r.text).filter((t) => {
           const lower = t.word.toLowerCase();
-          // A topic is a thing ("camping", "pottery"), not a verb or adjective a turn happened to use ("front", "motivate").
+          // A topic is a thing ("cycling", "gardening"), not a verb or adjective a turn happened to use ("front", "motivate").
           if (
             lower.length < 5 ||
             !isTopicWord(lower) ||

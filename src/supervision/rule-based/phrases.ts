@@ -3,7 +3,7 @@ import { isTopicWord, tokensIn, type Token } from './cues.ts';
 import type { Sentence } from './facts.ts';
 
 /**
- * A short noun phrase of a sentence ("the support group", "pottery class"): how a question names what the
+ * A short noun phrase of a sentence ("the choir concert", "evening class"): how a question names what the
  * evidence talks about, in the evidence's own words instead of a bag of cue words.
  */
 export interface Phrase {
@@ -216,7 +216,7 @@ function display(t: Token, text: string): string {
 
 /**
  * Noun phrases of a sentence: runs of 1–3 content words that follow a determiner or preposition (or are
- * capitalised names), with every shorter tail of a run ("support group", "group"). Tokens overlapping
+ * capitalised names), with every shorter tail of a run ("choir concert", "concert"). Tokens overlapping
  * `[avoidStart, avoidEnd)` (the answer) are never part of a phrase.
  */
 export function nounPhrases(

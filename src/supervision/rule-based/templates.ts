@@ -63,8 +63,8 @@ export function excludeFor(ctx: RuleContext, answer: string): Set<string> {
 export const TIMED = ['any', 'month', 'day'] as const;
 
 /**
- * Where the gist places a passage, as the tail of a question: "when talking about the support group in May
- * 2023", "in the e-mail about the field trip", "in the part about seasonal produce".
+ * Where the gist places a passage, as the tail of a question: "when talking about the choir concert in April
+ * 2024", "in the e-mail about the field trip", "in the part about seasonal produce".
  */
 function context(r: SourceRecord, g: Gist): string {
   const when = timePhrase(g.scope, recordDate(r));
@@ -73,7 +73,7 @@ function context(r: SourceRecord, g: Gist): string {
   return `when talking about ${g.phrase.text}${when}`;
 }
 
-/** "What name did Caroline mention when talking about …?" / "What name does the <document> give in the part about …?" */
+/** "What name did Ana mention when talking about …?" / "What name does the <document> give in the part about …?" */
 function askMention(ctx: RuleContext, i: number, offset: number, g: Gist, lead: string): string | undefined {
   const r = ctx.graph.records[i]!;
   if (r.kind === 'document') {
@@ -285,7 +285,7 @@ function senderQuestion(ctx: RuleContext, i: number, s: Sentence, rng: Rng): Rul
   };
 }
 
-/** "Caroline talked about the support group" / "the e-mail about the field trip was written": a dated event. */
+/** "Ana talked about the choir concert" / "the e-mail about the field trip was written": a dated event. */
 function event(r: SourceRecord, offset: number, g: Gist): { when: string; clause: string } | undefined {
   const month = timePhrase(g.scope, recordDate(r));
   if (r.kind === 'email')
@@ -408,7 +408,7 @@ export function bridgeQuestion(ctx: RuleContext, i: number, f: Fact<'entity'>, j
   };
 }
 
-/** "when Caroline talked about the support group in May 2023" / "in the e-mail about …". */
+/** "when Ana talked about the choir concert in April 2024" / "in the e-mail about …". */
 function passage(r: SourceRecord, offset: number, g: Gist): string | undefined {
   const when = timePhrase(g.scope, recordDate(r));
   if (r.kind === 'email') return `in the e-mail about ${g.phrase.text}${when}`;
@@ -441,7 +441,7 @@ export function linkedRecords(ctx: RuleContext, a: number, link: Link): number[]
 /**
  * Multi-hop over two linked records: the first (`a`) is described by its gist, the second (`b`, later in the
  * same conversation, or a section of a document `a` shared) holds the answer near a noun phrase it shares with
- * `a`. "After Caroline talked about the adoption agency, what name did Melanie mention about the kids?";
+ * `a`. "After Ana talked about the flat hunt, what name did Ben mention about the landlord?";
  * "In the document the user shared while talking about the shopping list, how many weeks does it give for the
  * garden?". The answer is computed from `b`; both records are evidence; `b` is the only record the link reaches
  * that says the shared phrase (by that speaker) next to a fact of that kind.
@@ -628,8 +628,8 @@ export function whichQuestion(ctx: RuleContext, i: number, rng: Rng): RuleCandid
 }
 
 /**
- * Multi-hop "which N" over a linked pair: "After Caroline talked about the adoption agency, which studio did
- * Melanie mention?" The head noun is one `a` also uses (the shared content noun); among the records the link
+ * Multi-hop "which N" over a linked pair: "After Ana talked about the flat hunt, which street did
+ * Ben mention?" The head noun is one `a` also uses (the shared content noun); among the records the link
  * reaches, only `b` has that speaker say it, in one phrase.
  */
 export function linkedWhichQuestion(ctx: RuleContext, a: number, b: number, link: Link, rng: Rng): RuleCandidate | undefined {
