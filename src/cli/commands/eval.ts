@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import Table from 'cli-table3';
 import cliProgress from 'cli-progress';
 import { readFileSync, existsSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import { basename, join, resolve } from 'node:path';
 import type { CliIO } from '../io.ts';
 import { InputError } from '../../errors.ts';
@@ -32,6 +33,7 @@ export interface EvalCommandOptions {
   traces?: string;
   jobs?: string;
   cache?: string;
+  queue?: string;
 }
 
 const positiveInt = (flag: string, value: string): number => {
@@ -157,12 +159,13 @@ export async function runEvalCommand(opts: EvalCommandOptions, io: CliIO): Promi
   const client = openLlmClient();
   const answerer = evalAnswererFrom(client);
   const scorer = evalScorerFrom(client);
-  const pool = createEvalPool({ ...(jobs ? { size: jobs } : {}), ...(client ? { llm: client } : {}) });
+  const queue = opts.queue ? { url: opts.queue, runId: `eval-${randomUUID()}` } : undefined;
+  const pool = createEvalPool({ ...(jobs ? { size: jobs } : {}), ...(client ? { llm: client } : {}), ...(queue ? { queue } : {}) });
 
   const bar = io.interactive
     ? new cliProgress.SingleBar(
         {
-          format: 'eval {bar} {value}/{total} questions | groups {groupsDone}/{groups} | failed {failed} | {history}',
+          format: `eval {bar} {value}/{total} questions | groups {groupsDone}/{groups} | failed {failed}${queue ? ' | {workers} workers, {queued} queued' : ''} | {history}`,
           stream: { write: (s: string) => io.err(s), isTTY: true } as unknown as NodeJS.WritableStream,
           hideCursor: true,
           clearOnComplete: true,
@@ -170,9 +173,12 @@ export async function runEvalCommand(opts: EvalCommandOptions, io: CliIO): Promi
         cliProgress.Presets.shades_classic,
       )
     : null;
-  bar?.start(questions.length, 0, { groupsDone: 0, groups: 0, failed: 0, history: '' });
+  const poolLoad = () => ({ workers: pool.stats().size, queued: pool.stats().queued });
+  bar?.start(questions.length, 0, { groupsDone: 0, groups: 0, failed: 0, history: '', ...poolLoad() });
   const onProgress = (p: EvalProgress) =>
-    bar?.update(p.done, { groupsDone: p.groupsDone, groups: p.groups, failed: p.failed, history: p.history });
+    bar?.update(p.done, { groupsDone: p.groupsDone, groups: p.groups, failed: p.failed, history: p.history, ...poolLoad() });
+  // With a queue, workers and queued groups change while no question finishes.
+  const ticker = queue && bar ? setInterval(() => bar.update(poolLoad()), 1000) : null;
 
   let result;
   try {
@@ -191,6 +197,7 @@ export async function runEvalCommand(opts: EvalCommandOptions, io: CliIO): Promi
       ...(opts.cache ? { cacheDir: resolve(opts.cache) } : {}),
     });
   } finally {
+    if (ticker) clearInterval(ticker);
     bar?.stop();
     await pool.close();
   }
@@ -253,5 +260,6 @@ export function register(program: Command, io: CliIO): void {
     .option('--cache <dir>', 'cache evaluation results on disk here')
     .option('--traces <file>', 'where to write traces (JSONL; default archive/eval-<timestamp>/traces.jsonl)')
     .option('--json', 'print the report as JSON')
+    .option('--queue <url>', 'run groups on memsteer workers through this Redis queue (redis://host:port[/db])')
     .action(async (opts: EvalCommandOptions) => runEvalCommand(opts, io));
 }
