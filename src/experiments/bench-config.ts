@@ -36,6 +36,8 @@ export const BenchConfigSchema = z.object({
   contextBudget: z.number().int().positive().default(1000),
   /** Sandbox processes per pool (default: one per core). */
   jobs: z.number().int().positive().optional(),
+  /** Evaluate on `memsteer worker`s through this Redis queue instead of local processes. */
+  queue: z.string().optional(),
   /** Throw away earlier work (generated supervision, runs, evaluation cache) instead of reusing it. */
   fresh: z.boolean().default(false),
 });

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { compileDesign } from '../design/compile.ts';
 import { createEvalPool } from '../evaluate/evaluate.ts';
+import { queueRunId } from '../pool/queue-wire.ts';
 import { loadHistories } from '../history/load.ts';
 import { openLlmClient } from '../llm/client.ts';
 import type { LlmClient } from '../llm/types.ts';
@@ -57,6 +58,8 @@ export const CompareOptionsSchema = z.object({
   testCategories: z.array(z.string()).default([]),
   limit: z.number().int().positive().optional(),
   jobs: z.number().int().positive().optional(),
+  /** Evaluate on `memsteer worker`s through this Redis queue instead of local processes. */
+  queue: z.string().optional(),
   /** Bootstrap resamples and confidence level of the difference's interval. */
   resamples: z.number().int().positive().default(2000),
   level: z.number().gt(0).lt(1).default(0.95),
@@ -178,6 +181,7 @@ export async function runCompare(input: CompareOptionsInput, hooks: CompareHooks
         control: arm === 'control',
       },
       llm,
+      ...(options.queue ? { queue: options.queue } : {}),
       ...(hooks.onEvent ? { onEvent: (e: SearchEvent) => hooks.onEvent!(arm, e) } : {}),
     });
     reports.set(arm, { report, space, ms: performance.now() - t0 });
@@ -192,7 +196,8 @@ export async function runCompare(input: CompareOptionsInput, hooks: CompareHooks
   const split: 'test' | 'val' = splits.test.some((q) => q.evidence.length > 0 || objective !== 'evidence') ? 'test' : 'val';
 
   const perQuestion = new Map<ArmName, Record<string, number>>();
-  const pool = createEvalPool({ ...(options.jobs ? { size: options.jobs } : {}), ...(llm ? { llm } : {}) });
+  const queue = options.queue ? { queue: { url: options.queue, runId: queueRunId(out) } } : {};
+  const pool = createEvalPool({ ...(options.jobs ? { size: options.jobs } : {}), ...(llm ? { llm } : {}), ...queue });
   try {
     for (const arm of arms) {
       const { report } = reports.get(arm)!;

@@ -8,6 +8,7 @@ import { compileDesign } from '../design/compile.ts';
 import { diffSources } from '../design/diff.ts';
 import { ConfigError, InputError } from '../errors.ts';
 import { createEvalPool } from '../evaluate/evaluate.ts';
+import { queueRunId } from '../pool/queue-wire.ts';
 import type { EvalSummary } from '../scoring/summary.ts';
 import { loadHistories } from '../history/load.ts';
 import { QAItemSchema, type History, type QAItem } from '../history/record.ts';
@@ -118,6 +119,8 @@ export interface OptimizeOptions {
   onProgress?: (split: QuestionSplit, done: number, total: number) => void;
   /** An LLM client; by default one is opened from the environment (none when offline). */
   llm?: LlmClient | null;
+  /** Evaluate on `memsteer worker`s through this Redis queue (`redis://host:port[/db]`) instead of local processes. */
+  queue?: string;
 }
 
 /**
@@ -172,7 +175,8 @@ export async function runOptimize(options: OptimizeOptions): Promise<OptimizeRep
       : llm?.hasRole('proposer')
         ? createLlmProposer({ client: llm })
         : createMutationProposer();
-  const pool = createEvalPool({ ...(config.jobs ? { size: config.jobs } : {}), ...(llm ? { llm } : {}) });
+  const queue = options.queue ? { queue: { url: options.queue, runId: queueRunId(dir) } } : {};
+  const pool = createEvalPool({ ...(config.jobs ? { size: config.jobs } : {}), ...(llm ? { llm } : {}), ...queue });
   try {
     const evaluator = createRunEvaluator({
       histories,

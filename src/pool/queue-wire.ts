@@ -7,6 +7,7 @@
  * survive), which is what makes a queued run's traces identical to a local one.
  */
 import { createHash } from 'node:crypto';
+import { basename, resolve } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { z } from 'zod';
 
@@ -18,6 +19,15 @@ export const KEY_PREFIX = 'memsteer';
 /** Redis key of a blob (a program, a history's records) stored by content-hash key. */
 export function blobRedisKey(key: string): string {
   return `${KEY_PREFIX}:blob:${key}`;
+}
+
+/**
+ * The run id a run directory's jobs carry: its name and a hash of its absolute path, so the same run resumed finds
+ * its jobs and two runs that happen to share a name on different machines or folders do not.
+ */
+export function queueRunId(runDir: string): string {
+  const abs = resolve(runDir);
+  return `${basename(abs)}-${createHash('sha256').update(abs).digest('hex').slice(0, 8)}`;
 }
 
 /** A job as the coordinator enqueues it. */

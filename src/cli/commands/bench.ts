@@ -22,6 +22,7 @@ interface BenchFlags {
   rhelmTest?: string;
   rngSeed: string;
   jobs?: string;
+  queue?: string;
   fresh?: boolean;
   json?: boolean;
 }
@@ -77,6 +78,7 @@ export function benchConfigFromFlags(f: BenchFlags): BenchConfigInput {
   if (f.ablationPersonas) cfg.ablationPersonas = int('--ablation-personas', f.ablationPersonas);
   if (f.ablationPerHistory) cfg.ablationPerHistory = int('--ablation-per-history', f.ablationPerHistory);
   if (f.jobs) cfg.jobs = int('--jobs', f.jobs);
+  if (f.queue) cfg.queue = f.queue;
   if (f.rhelmTest) cfg.rhelmTestPerPersona = f.rhelmTest === 'all' ? null : int('--rhelm-test', f.rhelmTest);
   return cfg;
 }
@@ -129,6 +131,7 @@ export function register(program: Command, io: CliIO): void {
     .option('--rhelm-test <n|all>', 'RHELM official questions tested per persona (a fixed sample; default all)')
     .option('--rng-seed <n>', 'seed of every random choice', '1')
     .option('--jobs <n>', 'sandbox processes per pool')
+    .option('--queue <url>', 'run groups on memsteer workers through this Redis queue (redis://host:port[/db])')
     .option('--fresh', 'discard earlier work under <out>/work (supervision, runs, evaluation cache)')
     .option('--json', 'print every result as JSON instead of progress and file list')
     .action(async (f: BenchFlags) => {

@@ -23,6 +23,7 @@ interface CompareFlags {
   testCategories?: string;
   limit?: string;
   jobs?: string;
+  queue?: string;
   out?: string;
   json?: boolean;
 }
@@ -67,6 +68,7 @@ export function compareOptionsFromFlags(f: CompareFlags, out: string): CompareOp
   if (budgetTokens) opts.budgetTokens = budgetTokens;
   if (limit) opts.limit = limit;
   if (jobs) opts.jobs = jobs;
+  if (f.queue) opts.queue = f.queue;
   return opts;
 }
 
@@ -192,6 +194,7 @@ export function register(program: Command, io: CliIO): void {
     .option('--test-categories <list>', 'official QA categories for the final test (e.g. 1,2,3,4)')
     .option('--limit <n>', 'use at most n supervision items per split')
     .option('--jobs <n>', 'sandbox processes')
+    .option('--queue <url>', 'run groups on memsteer workers through this Redis queue (redis://host:port[/db])')
     .option('--out <dir>', "where the arms' runs and compare.json go (default archive/compare-<timestamp>)")
     .option('--json', 'print the report as JSON')
     .action(async (f: CompareFlags) => {

@@ -34,6 +34,7 @@ interface OptimizeFlags {
   resume?: string;
   json?: boolean;
   space?: string;
+  queue?: string;
 }
 
 const num = (flag: string, v: string | undefined, integer = true): number | undefined => {
@@ -153,7 +154,8 @@ export async function runOptimizeCommand(f: OptimizeFlags, io: CliIO): Promise<O
   };
   let report: OptimizeReport;
   try {
-    report = await runOptimize({ out: resolve(out), resume, ...(resume ? {} : { config: configFromFlags(f) }), onEvent });
+    const queue = f.queue ? { queue: f.queue } : {};
+    report = await runOptimize({ out: resolve(out), resume, ...(resume ? {} : { config: configFromFlags(f) }), onEvent, ...queue });
   } finally {
     bar?.stop();
   }
@@ -197,6 +199,7 @@ export function register(program: Command, io: CliIO): void {
     .option('--test-categories <list>', 'official QA categories for the final test (e.g. 1,2,3,4)')
     .option('--limit <n>', 'use at most n supervision items per split')
     .option('--jobs <n>', 'sandbox processes')
+    .option('--queue <url>', 'run groups on memsteer workers through this Redis queue (redis://host:port[/db])')
     .option('--out <dir>', 'run directory (default archive/run-<timestamp>)')
     .option('--resume <dir>', 'continue the run in this directory')
     .option('--json', 'print the report as JSON')
