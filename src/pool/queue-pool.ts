@@ -286,12 +286,13 @@ export function createQueuePool(options: QueuePoolOptions): QueuePool {
       }
       await ready.catch(() => {});
       // Jobs stay in Redis: a resumed run collects them. Closing must not hang on a dead Redis either.
+      // With Redis gone (fatal) a graceful close can only time out: go straight to cutting the connections.
       await Promise.allSettled([
-        withTimeout(events?.close() ?? Promise.resolve(), CONNECT_TIMEOUT_MS),
-        withTimeout(queue?.close() ?? Promise.resolve(), CONNECT_TIMEOUT_MS),
+        fatal ? undefined : withTimeout(events?.close() ?? Promise.resolve(), CONNECT_TIMEOUT_MS),
+        fatal ? undefined : withTimeout(queue?.close() ?? Promise.resolve(), CONNECT_TIMEOUT_MS),
       ]);
-      // After a timed-out close, their sockets would keep reconnecting and the process alive.
-      await Promise.allSettled([events?.disconnect(), queue?.disconnect()]);
+      // After a timed-out close their sockets would keep reconnecting (and the process alive): cut them.
+      await Promise.allSettled([events, queue].map((q) => (q ? withTimeout(q.disconnect(), 1000) : undefined)));
       client?.disconnect();
     },
   };
