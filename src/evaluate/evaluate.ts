@@ -58,7 +58,7 @@ export interface EvalPoolOptions extends Omit<PoolOptions, 'module' | 'hostCalls
    * Run groups on `memsteer worker`s through this Redis queue instead of local child processes. The workers
    * bridge `tools.llm` and `tools.embed` to their own configured models, not to `llm`/`embedder` here.
    */
-  queue?: Pick<QueuePoolOptions, 'url' | 'runId' | 'downAfterMs'>;
+  queue?: Pick<QueuePoolOptions, 'url' | 'runId' | 'downAfterMs' | 'onStatus'>;
 }
 
 const EVAL_WORKER = new URL('./eval-worker.ts', import.meta.url);

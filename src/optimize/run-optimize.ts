@@ -8,6 +8,7 @@ import { compileDesign } from '../design/compile.ts';
 import { diffSources } from '../design/diff.ts';
 import { ConfigError, InputError } from '../errors.ts';
 import { createEvalPool } from '../evaluate/evaluate.ts';
+import type { QueueStatus } from '../pool/queue-pool.ts';
 import { queueRunId } from '../pool/queue-wire.ts';
 import type { EvalSummary } from '../scoring/summary.ts';
 import { loadHistories } from '../history/load.ts';
@@ -121,6 +122,8 @@ export interface OptimizeOptions {
   llm?: LlmClient | null;
   /** Evaluate on `memsteer worker`s through this Redis queue (`redis://host:port[/db]`) instead of local processes. */
   queue?: string;
+  /** With `queue`: its workers and queued groups, every second. */
+  onQueueStatus?: (s: QueueStatus) => void;
 }
 
 /**
@@ -175,7 +178,8 @@ export async function runOptimize(options: OptimizeOptions): Promise<OptimizeRep
       : llm?.hasRole('proposer')
         ? createLlmProposer({ client: llm })
         : createMutationProposer();
-  const queue = options.queue ? { queue: { url: options.queue, runId: queueRunId(dir) } } : {};
+  const onStatus = options.onQueueStatus ? { onStatus: options.onQueueStatus } : {};
+  const queue = options.queue ? { queue: { url: options.queue, runId: queueRunId(dir), ...onStatus } } : {};
   const pool = createEvalPool({ ...(config.jobs ? { size: config.jobs } : {}), ...(llm ? { llm } : {}), ...queue });
   try {
     const evaluator = createRunEvaluator({

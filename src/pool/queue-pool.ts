@@ -43,6 +43,8 @@ export interface QueuePoolOptions {
   pollMs?: number;
   /** Attempts of a job whose worker failed for a reason outside the task (a missing blob, a lost lock). */
   attempts?: number;
+  /** Called with the queue's status every `pollMs` (progress displays). */
+  onStatus?: (s: QueueStatus) => void;
 }
 
 /** What the queue looks like from the coordinator (refreshed every `pollMs`). */
@@ -186,6 +188,7 @@ export function createQueuePool(options: QueuePoolOptions): QueuePool {
       status.waiting = (counts.wait ?? 0) + (counts.prioritized ?? 0);
       status.active = counts.active ?? 0;
       status.workers = workers;
+      options.onStatus?.({ ...status });
       // Every few seconds, reconcile what events may have missed (a reconnect loses the events in between).
       if (++ticks % 5 === 0) for (const id of [...pending.keys()]) await check(id);
     } catch {

@@ -6,6 +6,7 @@ import type { CliIO } from '../io.ts';
 import { InputError } from '../../errors.ts';
 import { runOptimize, type OptimizeConfigInput, type OptimizeReport, type SplitScores } from '../../optimize/run-optimize.ts';
 import type { SearchEvent } from '../../optimize/search-loop.ts';
+import type { QueueStatus } from '../../pool/queue-pool.ts';
 import { DEFAULT_EVAL_BUDGET } from './eval.ts';
 
 interface OptimizeFlags {
@@ -131,7 +132,7 @@ export async function runOptimizeCommand(f: OptimizeFlags, io: CliIO): Promise<O
   const bar = io.interactive
     ? new cliProgress.SingleBar(
         {
-          format: 'optimize {bar} iteration {value}/{total} | best {best} | accepted {accepted} | {what}',
+          format: `optimize {bar} iteration {value}/{total} | best {best} | accepted {accepted}${f.queue ? ' | {queue}' : ''} | {what}`,
           stream: { write: (s: string) => io.err(s), isTTY: true } as unknown as NodeJS.WritableStream,
           hideCursor: true,
           clearOnComplete: true,
@@ -140,7 +141,7 @@ export async function runOptimizeCommand(f: OptimizeFlags, io: CliIO): Promise<O
       )
     : null;
   const total = resume ? 0 : num('--iterations', f.iterations)!;
-  bar?.start(total, 0, { best: '–', accepted: 0, what: 'seed' });
+  bar?.start(total, 0, { best: '–', accepted: 0, what: 'seed', queue: 'connecting' });
   const onEvent = (e: SearchEvent) => {
     if (e.type === 'iteration') {
       bar?.update(e.iteration, { best: pct(e.bestScore), accepted: e.accepted, what: `tokens ${e.tokens}` });
@@ -154,7 +155,9 @@ export async function runOptimizeCommand(f: OptimizeFlags, io: CliIO): Promise<O
   };
   let report: OptimizeReport;
   try {
-    const queue = f.queue ? { queue: f.queue } : {};
+    const queue = f.queue
+      ? { queue: f.queue, onQueueStatus: (s: QueueStatus) => bar?.update({ queue: `${s.workers} workers, ${s.waiting} queued` }) }
+      : {};
     report = await runOptimize({ out: resolve(out), resume, ...(resume ? {} : { config: configFromFlags(f) }), onEvent, ...queue });
   } finally {
     bar?.stop();

@@ -28,10 +28,18 @@ export async function runWorkerCommand(opts: WorkerCommandOptions, io: CliIO, st
   const lockMs = opts.lockMs === undefined ? undefined : positiveInt('--lock-ms', opts.lockMs);
   const client = openLlmClient();
   const pool = createEvalPool({ size: concurrency, ...(client ? { llm: client } : {}) });
+  // While Redis is away every connection reports each reconnect attempt: print a message once until another comes.
+  let lastError = '';
   const log = (e: QueueWorkerEvent) => {
     const t = new Date().toISOString();
-    if (e.type === 'error') io.err(`${t} error: ${e.message}\n`);
-    else if (opts.quiet) return;
+    if (e.type === 'error') {
+      const msg = e.message.replace(/^redis: /, '');
+      if (msg !== lastError) io.err(`${t} error: ${msg}\n`);
+      lastError = msg;
+      return;
+    }
+    lastError = '';
+    if (opts.quiet) return;
     else if (e.type === 'started') io.err(`${t} run ${e.run}: job ${e.job} started\n`);
     else io.err(`${t} run ${e.run}: job ${e.job} ${e.ok ? 'done' : `failed (${e.failure})`} in ${e.ms} ms\n`);
   };
