@@ -7,7 +7,8 @@ import { createPool, PoolTaskError } from '../src/pool/pool.ts';
 import { parseQueueUrl } from '../src/pool/queue-connection.ts';
 import { createQueuePool, type QueuePool } from '../src/pool/queue-pool.ts';
 import { startQueueWorker, type QueueWorker, type QueueWorkerEvent } from '../src/pool/queue-worker.ts';
-import { jobIdFor, queueRunId } from '../src/pool/queue-wire.ts';
+import { blobRedisKey, jobIdFor, queueRunId } from '../src/pool/queue-wire.ts';
+import { Redis } from 'ioredis';
 import { freePort, redisAvailable, startRedis, type TestRedis } from './helpers/redis-server.ts';
 
 const JOBS = new URL('./fixtures/pool/jobs.ts', import.meta.url);
@@ -124,6 +125,31 @@ describe.skipIf(!redisAvailable())('queue pool and worker on a real Redis', () =
     const again = coordinator('run-resumed');
     expect(await again.run<number>({ handler: 'sleep', payload: 300 })).toBe(300);
     expect(startedJobs().filter((j) => j.startsWith('run-resumed.'))).toHaveLength(1);
+  }, 60_000);
+
+  it('a job the queue gives up on stops the run (E_QUEUE_JOB_FAILED); the resumed run sends it again', async () => {
+    const own = await startRedis();
+    let late: QueueWorker | null = null;
+    try {
+      const blob = { key: 'numbers:gone', data: () => [5, 6] };
+      const first = coordinator('lost-blob', { url: own.url, pollMs: 200 });
+      const task = { handler: 'sumBlob', payload: 'numbers:gone', blobs: [blob] };
+      const pending = first.run(task).catch((e: unknown) => e);
+      // The blob disappears from Redis before any worker fetched it (as after a Redis restart without persistence).
+      const redisClient = new Redis(own.port, '127.0.0.1');
+      for (let i = 0; i < 100 && !(await redisClient.exists(blobRedisKey(blob.key))); i++) await new Promise((r) => setTimeout(r, 20));
+      await redisClient.del(blobRedisKey(blob.key));
+      redisClient.disconnect();
+      late = await startQueueWorker({ url: own.url, pool: createPool({ module: JOBS, size: 1 }), concurrency: 1 });
+      expect(await pending).toMatchObject({ code: 'E_QUEUE_JOB_FAILED' });
+      await first.close();
+      // The run resumed: its coordinator stores the blob again and the failed job goes back to the queue.
+      const resumed = coordinator('lost-blob', { url: own.url, pollMs: 200 });
+      expect(await resumed.run<number>(task)).toBe(11);
+    } finally {
+      await late?.close();
+      await own.stop();
+    }
   }, 60_000);
 
   it('a Redis that goes away fails pending tasks with E_QUEUE_DOWN instead of hanging', async () => {

@@ -124,8 +124,12 @@ export function createQueuePool(options: QueuePoolOptions): QueuePool {
     status.pending = pending.size;
     let ok: ((w: Waiter) => void) | null = null;
     if (outcome.state === 'failed') {
-      counters.crashed++;
-      const err = new PoolTaskError('crash', `the queue gave up on this task: ${outcome.reason}`);
+      // Task failures come back as completed jobs; a failed job is the machinery's trouble (a blob gone from Redis,
+      // a job whose workers kept dying), not the design's: stop the run rather than record a failure it did not cause.
+      const err = new QueueError(
+        'E_QUEUE_JOB_FAILED',
+        `the queue gave up on job ${jobId}: ${outcome.reason}; check the workers' logs, then rerun (optimize: --resume <run>)`,
+      );
       ok = (w) => w.reject(err);
     } else {
       const parsed = QueueJobResultSchema.safeParse(outcome.value);
@@ -156,13 +160,17 @@ export function createQueuePool(options: QueuePoolOptions): QueuePool {
     for (const w of waiters) ok(w);
   }
 
-  /** Reads a job's state from Redis and settles it if it has finished (covers events missed across reconnects). */
-  async function check(jobId: string): Promise<void> {
+  /**
+   * Reads a job's state from Redis and settles it if it has finished (covers events missed across reconnects).
+   * `retryFailed`: a job that failed under an earlier coordinator of this run goes back to the queue once.
+   */
+  async function check(jobId: string, retryFailed = false): Promise<void> {
     if (!queue || !pending.has(jobId)) return;
     const job = await Job.fromId(queue, jobId);
     if (!job) return;
     const state = await job.getState();
     if (state === 'completed') settle(jobId, { state: 'completed', value: job.returnvalue });
+    else if (state === 'failed' && retryFailed) await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
     else if (state === 'failed') settle(jobId, { state: 'failed', reason: job.failedReason });
   }
 
@@ -243,8 +251,8 @@ export function createQueuePool(options: QueuePoolOptions): QueuePool {
         removeOnComplete: { age: keep },
         removeOnFail: { age: keep },
       });
-      // The job may have existed already (a resumed run) and finished: collect it now.
-      await check(jobId);
+      // The job may have existed already (a resumed run) and finished: collect it now, or run it again if it failed.
+      await check(jobId, true);
     } catch (err) {
       pending.delete(jobId);
       status.pending = pending.size;
