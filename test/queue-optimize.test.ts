@@ -74,7 +74,7 @@ describe.skipIf(!redisAvailable())('optimize --queue killed with SIGKILL and res
     run = await prepareDefaultRun('queue-optimize');
     dirQueued = join(run.dir, 'queued');
     dirLocal = join(run.dir, 'local');
-    const workers = [0, 1].map(() => memsteer(['worker', '--queue', redis.url, '--lock-ms', '1500']));
+    const workers = [0, 1].map(() => memsteer(['worker', '--queue', redis.url]));
     workerLogs = workers.map((w) => w.log);
     const flags = (out: string) => [
       'optimize',

@@ -145,8 +145,9 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
     concurrency: options.concurrency,
     lockDuration: lockMs,
     stalledInterval: lockMs,
-    // One stall is a dead worker; a job that stalls twice kills whoever runs it, and is failed, not retried forever.
-    maxStalledCount: 1,
+    // A stall is a dead worker (or, on a loaded machine, a late lock renewal); a job that stalls three times is
+    // failed rather than retried forever, and the coordinator stops with E_QUEUE_JOB_FAILED (resumable).
+    maxStalledCount: 2,
     name,
   });
   worker.on('error', (err) => options.onEvent?.({ type: 'error', message: err.message }));
