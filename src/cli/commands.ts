@@ -11,6 +11,7 @@ import { register as registerExport } from './commands/export.ts';
 import { register as registerReport } from './commands/report.ts';
 import { register as registerCompare } from './commands/compare.ts';
 import { register as registerBench } from './commands/bench.ts';
+import { register as registerWorker } from './commands/worker.ts';
 
 /** Each command lives in its own module under ./commands/ and registers itself here. */
 export function registerCommands(program: Command, io: CliIO): void {
@@ -25,4 +26,5 @@ export function registerCommands(program: Command, io: CliIO): void {
   registerReport(program, io);
   registerCompare(program, io);
   registerBench(program, io);
+  registerWorker(program, io);
 }

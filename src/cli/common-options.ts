@@ -3,7 +3,7 @@
  * bounds come from the shared run options (src/config/run-options.ts) or the library's config schemas.
  */
 import { z } from 'zod';
-import { ContextBudget, ItemLimit, Jobs, Objective, RngSeed } from '../config/run-options.ts';
+import { ContextBudget, ItemLimit, Jobs, Objective, QueueUrl, RngSeed } from '../config/run-options.ts';
 import type { OptionSpec } from './option-table.ts';
 
 const SOURCE_HELP = 'history source: <format>:<path>[#<history>] (format: jsonl, locomo, rhelm, longmemeval, memorybank)';
@@ -60,4 +60,11 @@ export const supervision = {
   description: 'supervision.jsonl with train and val items (memsteer generate)',
   schema: z.string().min(1).optional(),
   path: 'file',
+} satisfies OptionSpec;
+
+/** `--queue <url>`: run evaluation groups on `memsteer worker`s through a Redis queue instead of local processes. */
+export const queue = {
+  flags: '--queue <url>',
+  description: 'run groups on memsteer workers through this Redis queue (redis://host:port[/db])',
+  schema: QueueUrl.optional(),
 } satisfies OptionSpec;

@@ -74,3 +74,9 @@ export const Iterations = count(LIMITS.iterations);
 export const GenerateItems = count(LIMITS.generateItems).default(DEFAULT_GENERATE_ITEMS);
 /** Share of generated items in the validation split. */
 export const ValShare = z.number().min(0).lt(1).default(DEFAULT_VAL_SHARE);
+
+/**
+ * A Redis queue of `memsteer worker`s (`redis://host:port[/db]`): evaluation groups go there instead of local
+ * processes. Its full form is checked by the queue client; here only the scheme, so a typo fails before any work.
+ */
+export const QueueUrl = z.string().regex(/^rediss?:\/\//, 'expected redis://host:port[/db]');

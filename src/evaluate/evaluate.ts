@@ -29,6 +29,7 @@ import { evalCacheKey, historyContentHash, questionSetHash, readEvalCache, write
 import { failedRun, type GroupResult, type GroupTask, type QuestionRun } from './eval-group.ts';
 import { HOST_CALL_EMBED, HOST_CALL_LLM, type LlmCallArgs, type LlmCallReply } from './eval-worker.ts';
 import { createPool, PoolTaskError, type PoolOptions, type ProcessPool } from '../pool/pool.ts';
+import { createQueuePool, type QueuePoolOptions } from '../pool/queue-pool.ts';
 import {
   DEFAULT_SANDBOX_LIMITS,
   type LlmCompleter,
@@ -54,6 +55,11 @@ export interface EvalPoolOptions extends Omit<PoolOptions, 'module' | 'hostCalls
   llm?: LlmClient;
   /** Remote embeddings for `tools.embed`; absent → the local deterministic embedding. */
   embedder?: RemoteEmbedder;
+  /**
+   * Run groups on `memsteer worker`s through this Redis queue instead of local child processes. The workers
+   * bridge `tools.llm` and `tools.embed` to their own configured models, not to `llm`/`embedder` here.
+   */
+  queue?: Pick<QueuePoolOptions, 'url' | 'runId' | 'downAfterMs' | 'onStatus'>;
 }
 
 const EVAL_WORKER = new URL('./eval-worker.ts', import.meta.url);
@@ -82,7 +88,8 @@ export function createEvalPool(options: EvalPoolOptions = {}): EvalPool {
   const complete = llm ? designCompleter(llm) : undefined;
   if (complete) hostCalls[HOST_CALL_LLM] = ({ messages, options: o }: LlmCallArgs): Promise<LlmCallReply> => complete(messages, o);
   if (embedder) hostCalls[HOST_CALL_EMBED] = (texts: string[]) => embedder.embed(texts);
-  const pool = createPool({ ...rest, module: EVAL_WORKER, hostCalls });
+  const { queue, ...local } = rest;
+  const pool = queue ? createQueuePool(queue) : createPool({ ...local, module: EVAL_WORKER, hostCalls });
   const bridge: GroupTask['bridge'] = {
     llm: Boolean(llm?.hasRole('design')),
     embedder: embedder ? { model: embedder.model, dim: embedder.dim } : null,

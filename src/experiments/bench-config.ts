@@ -1,7 +1,7 @@
 /** The bench's configuration (validated) and what it knows about each dataset. */
 import { z } from 'zod';
 import { BenchDataset, ExperimentName, EXPERIMENTS } from './schemas.ts';
-import { ContextBudget, Iterations, Jobs, RngSeed } from '../config/run-options.ts';
+import { ContextBudget, Iterations, Jobs, QueueUrl, RngSeed } from '../config/run-options.ts';
 
 export const BenchConfigSchema = z.object({
   /** Results directory (work under `<out>/work`). */
@@ -37,6 +37,8 @@ export const BenchConfigSchema = z.object({
   contextBudget: ContextBudget,
   /** Sandbox processes per pool (default: one per core). */
   jobs: Jobs,
+  /** Evaluate on `memsteer worker`s through this Redis queue instead of local processes. */
+  queue: QueueUrl.optional(),
   /** Throw away earlier work (generated supervision, runs, evaluation cache) instead of reusing it. */
   fresh: z.boolean().default(false),
 });

@@ -42,6 +42,8 @@ export interface CellSpec {
   rngSeed: number;
   contextBudget: number;
   jobs?: number;
+  /** A Redis queue to evaluate on (not part of the cell's key: where it runs does not change its result). */
+  queue?: string;
 }
 
 export const CellResultSchema = z.object({
@@ -99,7 +101,14 @@ export async function runCell(ws: Workspace, spec: CellSpec, onEvent?: (e: Searc
   // The cache key covers program, histories, questions, answerer and budget, so sharing it across runs is safe.
   if (!existsSync(join(dir, 'eval-cache'))) symlinkSync(relative(dir, ws.cacheDir), join(dir, 'eval-cache'), 'dir');
   const resume = existsSync(join(dir, 'manifest.json'));
-  const report = await runOptimize({ out: dir, resume, ...(resume ? {} : { config }), llm: null, ...(onEvent ? { onEvent } : {}) });
+  const report = await runOptimize({
+    out: dir,
+    resume,
+    ...(resume ? {} : { config }),
+    llm: null,
+    ...(spec.queue ? { queue: spec.queue } : {}),
+    ...(onEvent ? { onEvent } : {}),
+  });
   const counts = {
     train: spec.supervision.filter((q) => q.split === 'train').length,
     val: spec.supervision.filter((q) => q.split === 'val').length,

@@ -11,6 +11,7 @@ import { DEFAULT_FEEDBACK } from '../config/run-options.ts';
 import { DATASETS, type BenchConfig } from './bench-config.ts';
 import { runCell, type CellResult } from './cells.ts';
 import { createOfficialEvaluator, type OfficialEvaluation, type OfficialEvaluator } from './official-eval.ts';
+import { queueRunId } from '../pool/queue-wire.ts';
 import type { BenchDataset, DesignRef, ExperimentName } from './schemas.ts';
 import { generatedSupervision, type GeneratedSpec } from './supervision-sets.ts';
 import type { Workspace } from './workspace.ts';
@@ -49,6 +50,7 @@ export class BenchContext {
       cacheDir: ws.cacheDir,
       contextBudget: config.contextBudget,
       ...(config.jobs ? { jobs: config.jobs } : {}),
+      ...(config.queue ? { queue: { url: config.queue, runId: queueRunId(ws.cacheDir) } } : {}),
     });
   }
 
@@ -107,6 +109,7 @@ export class BenchContext {
         rngSeed: this.config.rngSeed,
         contextBudget: this.config.contextBudget,
         ...(this.config.jobs ? { jobs: this.config.jobs } : {}),
+        ...(this.config.queue ? { queue: this.config.queue } : {}),
       },
       (e) => {
         if (e.type === 'iteration')

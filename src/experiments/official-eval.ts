@@ -61,6 +61,8 @@ export interface OfficialEvaluatorOptions {
   cacheDir: string;
   contextBudget: number;
   jobs?: number;
+  /** Run groups on `memsteer worker`s through this queue instead of a local pool. */
+  queue?: { url: string; runId: string };
 }
 
 /** An offline evaluator (extractive reader, token-F1 judge) over a lazily started sandbox pool. */
@@ -80,7 +82,7 @@ export function createOfficialEvaluator(o: OfficialEvaluatorOptions): OfficialEv
     let hit = memo.get(key);
     if (!hit) {
       const questions = officialQuestions(history, which);
-      pool ??= createEvalPool(o.jobs ? { size: o.jobs } : {});
+      pool ??= createEvalPool({ ...(o.jobs ? { size: o.jobs } : {}), ...(o.queue ? { queue: o.queue } : {}) });
       let last = 0;
       hit = evaluateProgram({
         program,

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { compileDesign } from '../design/compile.ts';
 import { MemsteerError } from '../errors.ts';
 import { createEvalPool } from '../evaluate/evaluate.ts';
+import { queueRunId } from '../pool/queue-wire.ts';
 import { loadHistories } from '../history/load.ts';
 import { openLlmClient } from '../llm/client.ts';
 import type { LlmClient } from '../llm/types.ts';
@@ -14,7 +15,7 @@ import { createRng, deriveSeed } from '../util/rng.ts';
 import { loadSplits, runOptimize, type OptimizeConfigInput, type OptimizeReport, type SplitScores } from './run-optimize.ts';
 import type { SearchEvent } from './search-loop.ts';
 import { pairedBootstrap } from './strategies/bootstrap.ts';
-import { ContextBudget, count, ItemLimit, Iterations, Jobs, LIMITS, Objective, RngSeed, SearchSpace } from '../config/run-options.ts';
+import { ContextBudget, count, ItemLimit, Iterations, Jobs, LIMITS, Objective, QueueUrl, RngSeed, SearchSpace } from '../config/run-options.ts';
 
 /**
  * Code search and config search from the same start (see {@link DEFAULT_COMPARE_SEED}).
@@ -59,6 +60,8 @@ export const CompareOptionsSchema = z.object({
   testCategories: z.array(z.string()).default([]),
   limit: ItemLimit,
   jobs: Jobs,
+  /** Evaluate on `memsteer worker`s through this Redis queue instead of local processes. */
+  queue: QueueUrl.optional(),
   /** Bootstrap resamples and confidence level of the difference's interval. */
   resamples: z.number().int().positive().default(2000),
   level: z.number().gt(0).lt(1).default(0.95),
@@ -190,6 +193,7 @@ async function compareArms(options: CompareOptions, hooks: CompareHooks): Promis
         control: arm === 'control',
       },
       llm,
+      ...(options.queue ? { queue: options.queue } : {}),
       ...(hooks.onEvent ? { onEvent: (e: SearchEvent) => hooks.onEvent!(arm, e) } : {}),
     });
     reports.set(arm, { report, space, ms: performance.now() - t0 });
@@ -204,7 +208,8 @@ async function compareArms(options: CompareOptions, hooks: CompareHooks): Promis
   const split: 'test' | 'val' = splits.test.some((q) => q.evidence.length > 0 || objective !== 'evidence') ? 'test' : 'val';
 
   const perQuestion = new Map<ArmName, Record<string, number>>();
-  const pool = createEvalPool({ ...(options.jobs ? { size: options.jobs } : {}), ...(llm ? { llm } : {}) });
+  const queue = options.queue ? { queue: { url: options.queue, runId: queueRunId(out) } } : {};
+  const pool = createEvalPool({ ...(options.jobs ? { size: options.jobs } : {}), ...(llm ? { llm } : {}), ...queue });
   try {
     for (const arm of arms) {
       const { report } = reports.get(arm)!;

@@ -8,6 +8,8 @@ import { compileDesign } from '../design/compile.ts';
 import { diffSources } from '../design/diff.ts';
 import { ConfigError, InputError } from '../errors.ts';
 import { createEvalPool } from '../evaluate/evaluate.ts';
+import type { QueueStatus } from '../pool/queue-pool.ts';
+import { queueRunId } from '../pool/queue-wire.ts';
 import type { EvalSummary } from '../scoring/summary.ts';
 import { loadHistories } from '../history/load.ts';
 import { QAItemSchema, type History, type QAItem } from '../history/record.ts';
@@ -131,6 +133,10 @@ export interface OptimizeOptions {
   onProgress?: (split: QuestionSplit, done: number, total: number) => void;
   /** An LLM client; by default one is opened from the environment (none when offline). */
   llm?: LlmClient | null;
+  /** Evaluate on `memsteer worker`s through this Redis queue (`redis://host:port[/db]`) instead of local processes. */
+  queue?: string;
+  /** With `queue`: its workers and queued groups, every second. */
+  onQueueStatus?: (s: QueueStatus) => void;
 }
 
 /**
@@ -217,7 +223,9 @@ async function searchThenTest(r: PreparedRun): Promise<OptimizeReport> {
       : llm?.hasRole('proposer')
         ? createLlmProposer({ client: llm })
         : createMutationProposer();
-  const pool = createEvalPool({ ...(config.jobs ? { size: config.jobs } : {}), ...(llm ? { llm } : {}) });
+  const onStatus = options.onQueueStatus ? { onStatus: options.onQueueStatus } : {};
+  const queue = options.queue ? { queue: { url: options.queue, runId: queueRunId(dir), ...onStatus } } : {};
+  const pool = createEvalPool({ ...(config.jobs ? { size: config.jobs } : {}), ...(llm ? { llm } : {}), ...queue });
   try {
     const evaluator = createRunEvaluator({
       histories,

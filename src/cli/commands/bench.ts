@@ -69,6 +69,7 @@ export const BENCH_OPTIONS = optionTable({
   },
   rngSeed: common.rngSeed,
   jobs: { ...common.jobs, description: 'sandbox processes per pool' },
+  queue: common.queue,
   fresh: { flags: '--fresh', description: 'discard earlier work under <out>/work (supervision, runs, evaluation cache)', schema: B.fresh },
   json: { ...common.json, description: 'print every result as JSON instead of progress and file list' },
 });
@@ -110,6 +111,7 @@ export function benchConfigFromFlags(input: OptionsInput<typeof BENCH_OPTIONS>):
   if (f.ablationPersonas !== undefined) cfg.ablationPersonas = f.ablationPersonas;
   if (f.ablationPerHistory !== undefined) cfg.ablationPerHistory = f.ablationPerHistory;
   if (f.jobs !== undefined) cfg.jobs = f.jobs;
+  if (f.queue !== undefined) cfg.queue = f.queue;
   if (f.rhelmTest !== undefined) cfg.rhelmTestPerPersona = f.rhelmTest;
   return cfg;
 }

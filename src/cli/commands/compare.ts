@@ -51,6 +51,7 @@ export const COMPARE_OPTIONS = optionTable({
   testCategories: common.testCategories,
   limit: common.limit,
   jobs: common.jobs,
+  queue: common.queue,
   out: {
     flags: '--out <dir>',
     description: "where the arms' runs and compare.json go (default archive/compare-<timestamp>)",
@@ -73,6 +74,7 @@ export function compareOptionsFromFlags(f: CompareCliOptions, out: string): Comp
   if (f.budgetTokens !== undefined) opts.budgetTokens = f.budgetTokens;
   if (f.limit !== undefined) opts.limit = f.limit;
   if (f.jobs !== undefined) opts.jobs = f.jobs;
+  if (f.queue !== undefined) opts.queue = f.queue;
   return opts;
 }
 

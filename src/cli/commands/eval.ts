@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import Table from 'cli-table3';
 import cliProgress from 'cli-progress';
 import { readFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import { basename, join, resolve } from 'node:path';
 import type { CliIO } from '../io.ts';
 import { InputError } from '../../errors.ts';
@@ -46,6 +47,7 @@ export const EVAL_OPTIONS = optionTable({
   },
   limit: { ...common.limit, description: 'only the first n questions (after --categories)' },
   jobs: common.jobs,
+  queue: common.queue,
   cache: {
     flags: '--cache <dir>',
     description: 'cache evaluation results on disk here',
@@ -186,12 +188,13 @@ export async function runEvalCommand(input: OptionsInput<typeof EVAL_OPTIONS>, i
   const client = openLlmClient();
   const answerer = evalAnswererFrom(client);
   const scorer = evalScorerFrom(client);
-  const pool = createEvalPool({ ...(jobs ? { size: jobs } : {}), ...(client ? { llm: client } : {}) });
+  const queue = opts.queue ? { url: opts.queue, runId: `eval-${randomUUID()}` } : undefined;
+  const pool = createEvalPool({ ...(jobs ? { size: jobs } : {}), ...(client ? { llm: client } : {}), ...(queue ? { queue } : {}) });
 
   const bar = io.interactive
     ? new cliProgress.SingleBar(
         {
-          format: 'eval {bar} {value}/{total} questions | groups {groupsDone}/{groups} | failed {failed} | {history}',
+          format: `eval {bar} {value}/{total} questions | groups {groupsDone}/{groups} | failed {failed}${queue ? ' | {workers} workers, {queued} queued' : ''} | {history}`,
           stream: { write: (s: string) => io.err(s), isTTY: true } as unknown as NodeJS.WritableStream,
           hideCursor: true,
           clearOnComplete: true,
@@ -199,9 +202,12 @@ export async function runEvalCommand(input: OptionsInput<typeof EVAL_OPTIONS>, i
         cliProgress.Presets.shades_classic,
       )
     : null;
-  bar?.start(questions.length, 0, { groupsDone: 0, groups: 0, failed: 0, history: '' });
+  const poolLoad = () => ({ workers: pool.stats().size, queued: pool.stats().queued });
+  bar?.start(questions.length, 0, { groupsDone: 0, groups: 0, failed: 0, history: '', ...poolLoad() });
   const onProgress = (p: EvalProgress) =>
-    bar?.update(p.done, { groupsDone: p.groupsDone, groups: p.groups, failed: p.failed, history: p.history });
+    bar?.update(p.done, { groupsDone: p.groupsDone, groups: p.groups, failed: p.failed, history: p.history, ...poolLoad() });
+  // With a queue, workers and queued groups change while no question finishes.
+  const ticker = queue && bar ? setInterval(() => bar.update(poolLoad()), 1000) : null;
 
   let result;
   try {
@@ -220,6 +226,7 @@ export async function runEvalCommand(input: OptionsInput<typeof EVAL_OPTIONS>, i
       ...(opts.cache ? { cacheDir: resolve(opts.cache) } : {}),
     });
   } finally {
+    if (ticker) clearInterval(ticker);
     bar?.stop();
     await pool.close();
   }

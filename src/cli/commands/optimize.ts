@@ -14,6 +14,7 @@ import {
   type SplitScores,
 } from '../../optimize/run-optimize.ts';
 import type { SearchEvent } from '../../optimize/search-loop.ts';
+import type { QueueStatus } from '../../pool/queue-pool.ts';
 import { acceptanceFromSpec, parentSelectorFromSpec } from '../../optimize/strategies/index.ts';
 import { checkPaths, tablePathChecks } from '../check-paths.ts';
 import * as common from '../common-options.ts';
@@ -68,6 +69,7 @@ export const OPTIMIZE_OPTIONS = optionTable({
   testCategories: common.testCategories,
   limit: common.limit,
   jobs: common.jobs,
+  queue: common.queue,
   out: { flags: '--out <dir>', description: 'run directory (default archive/run-<timestamp>)', schema: z.string().min(1).optional() },
   resume: {
     flags: '--resume <dir>',
@@ -184,7 +186,7 @@ export async function runOptimizeCommand(input: OptionsInput<typeof OPTIMIZE_OPT
   const bar = io.interactive
     ? new cliProgress.SingleBar(
         {
-          format: 'optimize {bar} iteration {value}/{total} | best {best} | accepted {accepted} | {what}',
+          format: `optimize {bar} iteration {value}/{total} | best {best} | accepted {accepted}${f.queue ? ' | {queue}' : ''} | {what}`,
           stream: { write: (s: string) => io.err(s), isTTY: true } as unknown as NodeJS.WritableStream,
           hideCursor: true,
           clearOnComplete: true,
@@ -193,7 +195,7 @@ export async function runOptimizeCommand(input: OptionsInput<typeof OPTIMIZE_OPT
       )
     : null;
   const total = resume ? 0 : f.iterations;
-  bar?.start(total, 0, { best: '–', accepted: 0, what: 'seed' });
+  bar?.start(total, 0, { best: '–', accepted: 0, what: 'seed', queue: 'connecting' });
   const onEvent = (e: SearchEvent) => {
     if (e.type === 'iteration') {
       bar?.update(e.iteration, { best: pct(e.bestScore), accepted: e.accepted, what: `tokens ${e.tokens}` });
@@ -207,7 +209,10 @@ export async function runOptimizeCommand(input: OptionsInput<typeof OPTIMIZE_OPT
   };
   let report: OptimizeReport;
   try {
-    report = await runOptimize({ out, resume, ...(config ? { config } : {}), onEvent });
+    const queue = f.queue
+      ? { queue: f.queue, onQueueStatus: (s: QueueStatus) => bar?.update({ queue: `${s.workers} workers, ${s.waiting} queued` }) }
+      : {};
+    report = await runOptimize({ out, resume, ...(config ? { config } : {}), onEvent, ...queue });
   } finally {
     bar?.stop();
   }
