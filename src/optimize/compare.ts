@@ -15,7 +15,18 @@ import { createRng, deriveSeed } from '../util/rng.ts';
 import { loadSplits, runOptimize, type OptimizeConfigInput, type OptimizeReport, type SplitScores } from './run-optimize.ts';
 import type { SearchEvent } from './search-loop.ts';
 import { pairedBootstrap } from './strategies/bootstrap.ts';
-import { ContextBudget, count, ItemLimit, Iterations, Jobs, LIMITS, Objective, QueueUrl, RngSeed, SearchSpace } from '../config/run-options.ts';
+import {
+  ContextBudget,
+  count,
+  ItemLimit,
+  Iterations,
+  Jobs,
+  LIMITS,
+  Objective,
+  QueueUrl,
+  RngSeed,
+  SearchSpace,
+} from '../config/run-options.ts';
 
 /**
  * Code search and config search from the same start (see {@link DEFAULT_COMPARE_SEED}).
