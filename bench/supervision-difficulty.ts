@@ -1,6 +1,6 @@
 /**
  * How hard generated supervision is for plain lexical retrieval: offline-generates questions for each history,
- * then ranks the history's records with a plain BM25 (stemmed, stopwords dropped; src/evaluate/host-tools'
+ * then ranks the history's records with a plain BM25 (stemmed, stopwords dropped; src/isolate/host-tools'
  * buildBm25Index) for each question and reports mean evidence recall@10 per question type, beside the same
  * number for the history's official questions. Supervision whose questions name their record's rare words
  * scores ≈ 1.0 and steers design search toward nothing; official LoCoMo questions score ≈ 0.5–0.6.

@@ -46,10 +46,7 @@ function indexOf(memory: Memory, tools: Tools): Bm25Index {
   const state = (memory.state ?? {}) as State;
   if (state.index && typeof state.index.search === 'function') return state.index;
   // Rebuilt only if state lost the handle; the host caches indexes by content, so this is cheap.
-  const index = tools.bm25.index(
-    memory.units.map((u) => ({ id: u.id, text: u.text })),
-    { stem: STEM, k1: BM25_K1, b: BM25_B },
-  );
+  const index = tools.bm25.index(memory.units.map((u) => ({ id: u.id, text: u.text })), { stem: STEM, k1: BM25_K1, b: BM25_B });
   memory.state = { ...state, index };
   return index;
 }

@@ -143,10 +143,7 @@ function indexOf(memory: Memory, tools: Tools): Bm25Index {
 }
 
 /** Sessions: a record's thread, in chunks of SESSION_SIZE records; each session is one BM25 document. */
-function sessionsOf(
-  memory: Memory,
-  tools: Tools,
-): { index: Bm25Index; sessionOf: Record<string, string>; members: Record<string, string[]> } {
+function sessionsOf(memory: Memory, tools: Tools): { index: Bm25Index; sessionOf: Record<string, string>; members: Record<string, string[]> } {
   const state = stateOf(memory);
   if (state.sessionIndex && typeof state.sessionIndex.search === 'function' && state.sessionOf && state.members) {
     return { index: state.sessionIndex, sessionOf: state.sessionOf, members: state.members };
@@ -219,10 +216,7 @@ function expandedQuery(q: Question, memory: Memory, tools: Tools): string {
       weight.set(t, (weight.get(t) ?? 0) + Math.log(1 + n / (1 + (df[t] ?? 0))));
     }
   }
-  const extra = [...weight]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, EXPANSION_TERMS)
-    .map(([t]) => t);
+  const extra = [...weight].sort((a, b) => b[1] - a[1]).slice(0, EXPANSION_TERMS).map(([t]) => t);
   return extra.length ? `${q.text} ${extra.join(' ')}` : q.text;
 }
 
@@ -278,9 +272,7 @@ function fuseSessions(query: string, hits: readonly Hit[], memory: Memory, tools
   const { index, sessionOf } = sessionsOf(memory, tools);
   const sessionScore = normalised(index.search(query, 100));
   const top = hits[0]?.score || 1;
-  return hits
-    .map((h) => ({ unit: h.unit, score: h.score / top + SESSION_FUSION * (sessionScore.get(sessionOf[h.unit] ?? '') ?? 0) }))
-    .sort(byScore);
+  return hits.map((h) => ({ unit: h.unit, score: h.score / top + SESSION_FUSION * (sessionScore.get(sessionOf[h.unit] ?? '') ?? 0) })).sort(byScore);
 }
 
 /** "in May 2023", "last June": records dated in the month or year the question names. */
@@ -364,8 +356,7 @@ const design = {
     const depth = rescored ? Math.max(TOP_K, RERANK_DEPTH) : TOP_K;
     const query = EXPANSION_TERMS > 0 ? expandedQuery(q, memory, tools) : q.text;
     let lexical: Hit[] = [];
-    if (RETRIEVER !== 'embedding')
-      lexical = UNIT_GRANULARITY === 'session' ? sessionRanking(query, memory, tools, depth) : indexOf(memory, tools).search(query, depth);
+    if (RETRIEVER !== 'embedding') lexical = UNIT_GRANULARITY === 'session' ? sessionRanking(query, memory, tools, depth) : indexOf(memory, tools).search(query, depth);
     let hits = lexical;
     if (RETRIEVER !== 'bm25') {
       // The dense side embeds the question alone: feedback terms are a lexical device.
@@ -382,9 +373,7 @@ const design = {
     let units = pack(hits, memory, tools, budget);
     if (CONTEXT_ORDER === 'time') {
       const position = new Map(memory.units.map((u, i) => [u.id, i]));
-      units = [...units].sort(
-        (a, b) => (byId.get(a)?.time ?? '').localeCompare(byId.get(b)?.time ?? '') || (position.get(a) ?? 0) - (position.get(b) ?? 0),
-      );
+      units = [...units].sort((a, b) => (byId.get(a)?.time ?? '').localeCompare(byId.get(b)?.time ?? '') || (position.get(a) ?? 0) - (position.get(b) ?? 0));
     }
     return { text: units.map((id) => byId.get(id)!.text).join('\n'), units };
   },

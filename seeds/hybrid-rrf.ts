@@ -48,10 +48,7 @@ interface State {
 function bm25(memory: Memory, tools: Tools): Bm25Index {
   const state = memory.state as State;
   if (state.index && typeof state.index.search === 'function') return state.index;
-  state.index = tools.bm25.index(
-    memory.units.map((u) => ({ id: u.id, text: u.text })),
-    { k1: BM25_K1, b: BM25_B },
-  );
+  state.index = tools.bm25.index(memory.units.map((u) => ({ id: u.id, text: u.text })), { k1: BM25_K1, b: BM25_B });
   return state.index;
 }
 
@@ -75,13 +72,7 @@ const design = {
       const batch = units.slice(i, i + EMBED_BATCH).map((u) => u.text.replace(/^\[[^\]]*\]\s*/, ''));
       vectors.push(...(await tools.embed.embed(batch)));
     }
-    const index =
-      units.length > 0
-        ? tools.bm25.index(
-            units.map((u) => ({ id: u.id, text: u.text })),
-            { k1: BM25_K1, b: BM25_B },
-          )
-        : undefined;
+    const index = units.length > 0 ? tools.bm25.index(units.map((u) => ({ id: u.id, text: u.text })), { k1: BM25_K1, b: BM25_B }) : undefined;
     const state: State = { vectors };
     if (index) state.index = index;
     return { units, state };

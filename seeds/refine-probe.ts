@@ -58,10 +58,7 @@ interface State {
 function bm25(memory: Memory, tools: Tools): Bm25Index {
   const state = memory.state as State;
   if (state.index && typeof state.index.search === 'function') return state.index;
-  state.index = tools.bm25.index(
-    memory.units.map((u) => ({ id: u.id, text: u.text })),
-    { k1: BM25_K1, b: BM25_B },
-  );
+  state.index = tools.bm25.index(memory.units.map((u) => ({ id: u.id, text: u.text })), { k1: BM25_K1, b: BM25_B });
   return state.index;
 }
 
@@ -79,10 +76,7 @@ function expandQuery(question: string, feedback: MemoryUnit[], memory: Memory, t
       weight.set(t, (weight.get(t) ?? 0) + (1 + Math.log(c)) * idf);
     }
   }
-  const extra = [...weight]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, EXPANSION_TERMS)
-    .map(([t]) => t);
+  const extra = [...weight].sort((a, b) => b[1] - a[1]).slice(0, EXPANSION_TERMS).map(([t]) => t);
   return `${Array(ORIGINAL_REPEAT).fill(question).join(' ')} ${extra.join(' ')}`;
 }
 
@@ -114,11 +108,7 @@ const design = {
     const df: Record<string, number> = Object.create(null);
     for (const u of units) for (const t of new Set(tools.text.terms(u.text))) df[t] = (df[t] ?? 0) + 1;
     const state: State = { df };
-    if (units.length > 0)
-      state.index = tools.bm25.index(
-        units.map((u) => ({ id: u.id, text: u.text })),
-        { k1: BM25_K1, b: BM25_B },
-      );
+    if (units.length > 0) state.index = tools.bm25.index(units.map((u) => ({ id: u.id, text: u.text })), { k1: BM25_K1, b: BM25_B });
     return { units, state };
   },
 
@@ -128,9 +118,7 @@ const design = {
     const byId = new Map(memory.units.map((u) => [u.id, u]));
     const rounds: Hit[][] = [index.search(q.text, PROBE_K)];
     for (let r = 0; r < ROUNDS; r++) {
-      const feedback = rounds[rounds.length - 1]!.slice(0, FEEDBACK_DOCS)
-        .map((h) => byId.get(h.unit)!)
-        .filter(Boolean);
+      const feedback = rounds[rounds.length - 1]!.slice(0, FEEDBACK_DOCS).map((h) => byId.get(h.unit)!).filter(Boolean);
       if (feedback.length === 0) break;
       const query = tools.llm.available
         ? await rewriteQuery(q.text, feedback, memory, tools)
@@ -142,10 +130,7 @@ const design = {
       const w = r === 0 ? FIRST_ROUND_WEIGHT : REFINED_WEIGHT;
       hits.forEach((h, rank) => fused.set(h.unit, (fused.get(h.unit) ?? 0) + w / (RRF_K + rank + 1)));
     });
-    return [...fused]
-      .map(([unit, score]) => ({ unit, score }))
-      .sort((a, b) => b.score - a.score)
-      .slice(0, PROBE_K);
+    return [...fused].map(([unit, score]) => ({ unit, score })).sort((a, b) => b.score - a.score).slice(0, PROBE_K);
   },
 
   context(q: Question, hits: Hit[], memory: Memory, tools: Tools, budget: { tokens: number }): Context {

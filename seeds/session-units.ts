@@ -49,10 +49,7 @@ function sessionIndex(memory: Memory, tools: Tools): Bm25Index {
   const state = memory.state as State;
   if (state.index && typeof state.index.search === 'function') return state.index;
   const byId = new Map(memory.units.map((u) => [u.id, u]));
-  state.index = tools.bm25.index(
-    state.sessions.map((id) => ({ id, text: byId.get(id)?.text ?? '' })),
-    { k1: BM25_K1, b: BM25_B },
-  );
+  state.index = tools.bm25.index(state.sessions.map((id) => ({ id, text: byId.get(id)?.text ?? '' })), { k1: BM25_K1, b: BM25_B });
   return state.index;
 }
 
@@ -93,10 +90,7 @@ const design = {
       }
     }
     const byId = new Map(units.map((u) => [u.id, u]));
-    const index = tools.bm25.index(
-      sessions.map((id) => ({ id, text: byId.get(id)!.text })),
-      { k1: BM25_K1, b: BM25_B },
-    );
+    const index = tools.bm25.index(sessions.map((id) => ({ id, text: byId.get(id)!.text })), { k1: BM25_K1, b: BM25_B });
     return { units, state: { index, turns, sessions } satisfies State };
   },
 

@@ -62,18 +62,14 @@ function turnIndex(memory: Memory, tools: Tools): Bm25Index {
   const state = memory.state as State;
   if (state.index && typeof state.index.search === 'function') return state.index;
   const turnUnits = memory.units.filter((u) => u.meta?.level === 'turn');
-  state.index = tools.bm25.index(
-    turnUnits.map((u) => ({ id: u.id, text: u.text })),
-    { k1: BM25_K1, b: BM25_B },
-  );
+  state.index = tools.bm25.index(turnUnits.map((u) => ({ id: u.id, text: u.text })), { k1: BM25_K1, b: BM25_B });
   return state.index;
 }
 
 /** Months and years a question names ("in May 2023", "last June", "2022"): [year | undefined, month | undefined]. */
 function namedTimes(question: string): Array<[number | undefined, number | undefined]> {
   const out: Array<[number | undefined, number | undefined]> = [];
-  const re =
-    /\b(january|february|march|april|may|june|july|august|september|october|november|december)\b(?:\s*,?\s*(\d{4}))?|\b((?:19|20)\d{2})\b/gi;
+  const re = /\b(january|february|march|april|may|june|july|august|september|october|november|december)\b(?:\s*,?\s*(\d{4}))?|\b((?:19|20)\d{2})\b/gi;
   for (let m = re.exec(question); m; m = re.exec(question)) {
     if (m[1]) {
       // "may" is usually the verb unless a year follows it.
@@ -114,22 +110,11 @@ function coverageRank(q: Question, candidates: Array<{ session: string; best: nu
 }
 
 /** LLM rerank: the model orders the candidate sessions; unknown or missing numbers keep the offline order. */
-async function llmRank(
-  q: Question,
-  candidates: Array<{ session: string; best: number; turns: string[] }>,
-  memory: Memory,
-  tools: Tools,
-): Promise<string[]> {
+async function llmRank(q: Question, candidates: Array<{ session: string; best: number; turns: string[] }>, memory: Memory, tools: Tools): Promise<string[]> {
   const fallback = coverageRank(q, candidates, memory, tools);
   const byId = new Map(memory.units.map((u) => [u.id, u]));
   const listing = candidates
-    .map(
-      (c, i) =>
-        `Session ${i + 1}:\n${c.turns
-          .slice(0, LLM_TURNS_PER_SESSION)
-          .map((id) => `  ${(byId.get(id)?.text ?? '').slice(0, 240)}`)
-          .join('\n')}`,
-    )
+    .map((c, i) => `Session ${i + 1}:\n${c.turns.slice(0, LLM_TURNS_PER_SESSION).map((id) => `  ${(byId.get(id)?.text ?? '').slice(0, 240)}`).join('\n')}`)
     .join('\n');
   const prompt =
     `Question: ${q.text}\n\nCandidate memory sessions:\n${listing}\n\n` +
@@ -175,11 +160,7 @@ const design = {
     }
     const turnUnits = units.filter((u) => u.meta?.level === 'turn');
     const state: State = { turns, sessionOf, df };
-    if (turnUnits.length > 0)
-      state.index = tools.bm25.index(
-        turnUnits.map((u) => ({ id: u.id, text: u.text })),
-        { k1: BM25_K1, b: BM25_B },
-      );
+    if (turnUnits.length > 0) state.index = tools.bm25.index(turnUnits.map((u) => ({ id: u.id, text: u.text })), { k1: BM25_K1, b: BM25_B });
     return { units, state };
   },
 
@@ -196,10 +177,7 @@ const design = {
       c.turns.push(h.unit);
       best.set(s, c);
     }
-    const candidates = [...best]
-      .map(([session, c]) => ({ session, ...c }))
-      .sort((a, b) => b.best - a.best)
-      .slice(0, CANDIDATES);
+    const candidates = [...best].map(([session, c]) => ({ session, ...c })).sort((a, b) => b.best - a.best).slice(0, CANDIDATES);
     if (candidates.length === 0) return [];
     const order = tools.llm.available ? await llmRank(q, candidates, memory, tools) : coverageRank(q, candidates, memory, tools);
     return order.slice(0, TOP_SESSIONS).map((session, i) => ({ unit: session, score: TOP_SESSIONS - i }));

@@ -91,17 +91,17 @@ export function createEvalPool(options: EvalPoolOptions = {}): EvalPool {
 
 // ───────────────────────────── answering and scoring (injected) ─────────────────────────────
 
-/** The fixed answerer as evaluation uses it (src/evaluate/answerer.ts provides the real ones). */
+/** The fixed answerer as evaluation uses it (src/scoring/answerer.ts provides the real ones). */
 export interface EvalAnswerer {
   /** Identifies the answerer and its prompt/model in cache keys. */
   readonly id: string;
   answer(item: QAItem, context: string): Promise<{ answer: string; promptTokens?: number; completionTokens?: number }>;
 }
 
-/** Scores one question from its trace (src/evaluate/score.ts provides it). */
+/** Scores one question from its trace (src/scoring/score.ts provides it). */
 export type EvalScorer = (item: QAItem, trace: QuestionTrace, options: { ks: number[] }) => Promise<QuestionScores> | QuestionScores;
 
-/** Aggregates traces (src/evaluate/summary.ts provides it). */
+/** Aggregates traces (src/scoring/summary.ts provides it). */
 export type EvalSummarizer<S> = (traces: QuestionTrace[]) => S;
 
 // ───────────────────────────── evaluateProgram ─────────────────────────────

@@ -3,7 +3,7 @@ import type { FailureKind, StageFailure } from '../isolate/sandbox-api.ts';
 
 /**
  * The design failed at run time: it did not load, or a stage threw, timed out, ran out of memory or returned
- * something malformed. `stage` and `kind` are the sandbox's own (see src/evaluate/sandbox-api.ts); `reason`
+ * something malformed. `stage` and `kind` are the sandbox's own (see src/isolate/sandbox-api.ts); `reason`
  * is the design's message. The memory stays usable: a failed `add` keeps the previous records and memory.
  */
 export class DesignError extends MemsteerError {

@@ -1,5 +1,5 @@
 /**
- * Fixed prompts live in their own Markdown files (src/evaluate/prompts/*.md) so a change is a visible diff with
+ * Fixed prompts live in their own Markdown files (src/scoring/prompts/*.md) so a change is a visible diff with
  * a version bump. Format: a first line `<!-- version: name@N -->`, optional `<!-- … -->` comment lines, then
  * `## system` and `## user` sections whose text may hold `{{placeholders}}`.
  */
