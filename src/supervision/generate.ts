@@ -180,6 +180,7 @@ export async function generateSupervision(history: History, options: GenerateOpt
       const done = journal.get(bundle.id);
       if (done) {
         candidates = done.items;
+        if (done.memo) processor.restoreMemo?.(done.memo);
         local = emptyStats();
         mergeStats(local, done.stats);
         resumedBundles++;
@@ -208,7 +209,15 @@ export async function generateSupervision(history: History, options: GenerateOpt
           continue;
         }
         candidates = accepted.map((a) => toQAItem(history.id, processor.generator, bundle, a));
-        store?.append({ bundle: bundle.id, status: 'done', types: order, items: candidates, stats: local });
+        const memo = processor.memoSince?.();
+        store?.append({
+          bundle: bundle.id,
+          status: 'done',
+          types: order,
+          items: candidates,
+          stats: local,
+          ...(memo?.length ? { memo } : {}),
+        });
       }
       // Type caps and de-duplication, at this bundle's place in the plan: the same for fresh and journaled results.
       mergeStats(stats, local);

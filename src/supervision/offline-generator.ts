@@ -9,6 +9,7 @@ import type { AnswerPlan, QuestionType } from './plan.ts';
 import { checkQuestion } from './question-checks.ts';
 import type { RecordGraph } from './record-graph.ts';
 import { createRng } from './rng.ts';
+import { askedKeys } from './rule-based/contextual.ts';
 import { RULE_BASED_GENERATOR, ruleCandidate } from './rule-based/generator.ts';
 import type { RuleContext } from './rule-based/templates.ts';
 import { locateQuote, verifySpan } from './spans.ts';
@@ -38,11 +39,22 @@ export interface OfflineProcessorOptions {
 export function createOfflineProcessor(o: OfflineProcessorOptions): BundleProcessor {
   const perBundle = o.perBundle ?? 3;
   const byId = new Map<string, SourceRecord>(o.graph.records.map((r) => [r.id, r]));
+  const asked = askedKeys(o.ctx);
+  let askedBefore = asked.size;
   return {
     generator: RULE_BASED_GENERATOR,
     reader: o.reader.name,
     prompts: {},
+    memoSince() {
+      // a Set iterates in insertion order: the keys past the old size are this bundle's
+      return [...asked].slice(askedBefore);
+    },
+    restoreMemo(memo) {
+      for (const key of memo) asked.add(key);
+      askedBefore = asked.size;
+    },
     async process(bundle: Bundle, types: readonly QuestionType[], stats: RunStats): Promise<AcceptedItem[]> {
+      askedBefore = asked.size;
       const out: AcceptedItem[] = [];
       const rng = createRng(`${o.seed}:${bundle.id}`);
       for (const type of types) {

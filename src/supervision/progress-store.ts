@@ -20,6 +20,8 @@ export const BundleProgressSchema = z.object({
   items: z.array(QAItemSchema),
   /** What it cost, paid tokens included (a failed attempt's tokens were billed too). */
   stats: RunStatsSchema,
+  /** What the processor's cross-bundle memory gained from this bundle (see BundleProcessor.memoSince). */
+  memo: z.array(z.string()).optional(),
   /** Error code of a failed bundle. */
   error: z.string().optional(),
 });
