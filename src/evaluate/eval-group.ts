@@ -42,6 +42,8 @@ export interface GroupTask {
   rankCap: number;
   /** Ranked records kept per question (units expanded to sources). */
   recordCap: number;
+  /** Wall-clock cap on the group's questions, after `store` (default DEFAULT_GROUP_TIMEOUT_MS). */
+  groupTimeoutMs?: number;
 }
 
 /** The design's work for one question, before answering. */
@@ -79,6 +81,13 @@ export type { SandboxFactory } from '../isolate/sandbox-api.ts';
 
 /** At most this many isolate rebuilds per group; past it the remaining questions fail with the last reason. */
 const MAX_REBUILDS = 2;
+
+/**
+ * Default wall-clock cap on one group's questions (store has its own timeout). With the 60 s store timeout and
+ * one call's overrun it stays well inside the pool's 10-minute task deadline, so a slow design fails as itself
+ * (its stage, a timeout) instead of as a killed process reported as a store failure.
+ */
+export const DEFAULT_GROUP_TIMEOUT_MS = 240_000;
 
 const ZERO_METER = (): Pick<ToolMeter, 'toolCalls' | 'log' | 'llmTokens'> => ({
   toolCalls: {},
@@ -136,8 +145,21 @@ export async function runGroup(
       return result;
     }
     let fatal: StageFailure | null = null;
-    for (const q of task.questions) {
+    // Checked between questions, so a group overruns its cap by at most one call's own timeout.
+    const capMs = task.groupTimeoutMs ?? DEFAULT_GROUP_TIMEOUT_MS;
+    const deadline = performance.now() + capMs;
+    const spent = { retrieve: 0, context: 0 };
+    for (const [i, q] of task.questions.entries()) {
       if (fatal) {
+        result.questions.push(failedRun(q.id, fatal));
+        continue;
+      }
+      if (performance.now() > deadline) {
+        fatal = {
+          stage: spent.context > spent.retrieve ? 'context' : 'retrieve',
+          kind: 'timeout',
+          message: `this group's questions ran past their ${capMs} ms wall-clock cap; ${task.questions.length - i} questions skipped`,
+        };
         result.questions.push(failedRun(q.id, fatal));
         continue;
       }
@@ -163,6 +185,14 @@ export async function runGroup(
       const run = await runQuestion(sandbox!, q, task, provenance);
       run.recoverable = recoverableGold(task.gold[q.id], provenance);
       result.questions.push(run);
+      spent.retrieve += run.timeMs.retrieve;
+      spent.context += run.timeMs.context;
+      if (run.failure?.kind === 'timeout') {
+        // A stage that ran out of time once (a loop, a search that explodes) would do so for each question in
+        // turn: one timeout fails the rest of the group, under the same stage, instead of costing one per question.
+        const left = task.questions.length - i - 1;
+        fatal = { ...run.failure, message: `${run.failure.message}; the group's other ${left} questions were skipped` };
+      }
     }
     return result;
   } finally {
