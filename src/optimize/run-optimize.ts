@@ -19,6 +19,7 @@ import { OFFICIAL_TRACES_DIR } from '../archive/schemas.ts';
 import type { CandidateEvaluation, Objective, QuestionSplit } from './candidate-evaluator.ts';
 import { testScoresEvent } from '../export/test-scores.ts';
 import { createRunEvaluator } from './pool-evaluator.ts';
+import { addSpend, llmSpendEvent, recordedSpend, spendMeter, subSpend, ZERO_SPEND, type Spend } from './llm-spend.ts';
 import { createLlmProposer } from './proposers/llm-proposer.ts';
 import { createMutationProposer } from './proposers/offline-mutation.ts';
 import { createConfigMutationProposer } from './proposers/config-mutation.ts';
@@ -106,7 +107,21 @@ export interface OptimizeReport {
   proposals: number;
   /** Unified diff of the best design against the seed. */
   diff: string;
-  cost: { promptTokens: number; completionTokens: number; dollars: number };
+  /**
+   * Everything the LLM client billed for this run (all its processes): what programs booked, plus calls that failed,
+   * judge and diagnosis calls, and the final official test. `breakdown` says which is which.
+   */
+  cost: {
+    promptTokens: number;
+    completionTokens: number;
+    dollars: number;
+    breakdown: { programs: Spend; unbooked: Spend; finalTest: Spend };
+  };
+  /**
+   * True when the LLM budget ran out during the final official test: some answers or judgments were refused, so
+   * the test scores are lower than the designs earned. Re-run the test with more budget before comparing them.
+   */
+  testBudgetExhausted: boolean;
 }
 
 export interface OptimizeOptions {
@@ -188,6 +203,11 @@ export async function runOptimize(options: OptimizeOptions): Promise<OptimizeRep
     const elapsedBeforeMs = options.resume
       ? archive.list().reduce((ms, p) => ms + (p.cost.proposeMs ?? 0) + (p.cost.evaluateMs ?? 0), 0)
       : 0;
+    // The client's ledger sees every billed token; programs book only their own share. The difference is kept.
+    const meter = spendMeter(llm);
+    const bookedBefore = archive.list().reduce<Spend>((s, p) => addSpend(s, p.cost), ZERO_SPEND);
+    const earlierSpend = recordedSpend(archive);
+    const billedBefore = meter.billed();
     const result = await runSearch({
       archive,
       evaluator,
@@ -217,18 +237,41 @@ export async function runOptimize(options: OptimizeOptions): Promise<OptimizeRep
       if (split === 'test') writeJsonl(join(dir, OFFICIAL_TRACES_DIR, `${p.id}.jsonl`), e.traces.map(traceForFile), QuestionTraceSchema);
       return splitScores(e);
     };
+    const billedAfterSearch = meter.billed();
     const seedVal = (await scoresFor(result.seed, 'val'))!;
     const bestVal = (await scoresFor(result.best, 'val'))!;
+    const refusedBeforeOfficial = meter.refusals();
     const seedTest = await scoresFor(result.seed, 'test');
     const bestTest = await scoresFor(result.best, 'test');
+    const testBudgetExhausted = meter.refusals() > refusedBeforeOfficial;
     // The archive keeps official-test scores beside the run (export and the report read them).
     for (const [p, t] of [
       [result.seed, seedTest],
       [result.best, bestTest],
     ] as const) {
-      if (t) archive.appendEvent(testScoresEvent({ program: p.id, value: t.fitness, n: t.n, metrics: testMetrics(t) }));
+      if (t) {
+        const scores = { program: p.id, value: t.fitness, n: t.n, metrics: testMetrics(t) };
+        archive.appendEvent(testScoresEvent(testBudgetExhausted ? { ...scores, budgetExhausted: true } : scores));
+      }
     }
     const state = result.state;
+    const billedAtEnd = meter.billed();
+    const programs = { promptTokens: state.cost.promptTokens, completionTokens: state.cost.completionTokens, dollars: state.cost.dollars };
+    let unbooked = ZERO_SPEND;
+    let finalTest = ZERO_SPEND;
+    if (billedBefore && billedAfterSearch && billedAtEnd) {
+      // billed during the search, less what this process's programs booked
+      unbooked = subSpend(subSpend(billedAfterSearch, billedBefore), subSpend(programs, bookedBefore));
+      // the final val re-scores and official tests are booked to no program
+      finalTest = subSpend(billedAtEnd, billedAfterSearch);
+      archive.appendEvent(llmSpendEvent({ unbooked, finalTest }));
+    }
+    const breakdown = {
+      programs,
+      unbooked: addSpend(earlierSpend.unbooked, unbooked),
+      finalTest: addSpend(earlierSpend.finalTest, finalTest),
+    };
+    const total = addSpend(programs, addSpend(breakdown.unbooked, breakdown.finalTest));
     return {
       run: archive.manifest.run,
       dir,
@@ -254,7 +297,8 @@ export async function runOptimize(options: OptimizeOptions): Promise<OptimizeRep
         from: `seed (${basename(config.seed)})`,
         to: `best (${result.best.id})`,
       }),
-      cost: state.cost,
+      cost: { ...total, breakdown },
+      testBudgetExhausted,
     };
   } finally {
     await pool.close();
