@@ -3,7 +3,7 @@
  * call that failed schema validation (it was paid for). A budget that runs out during the final test is reported
  * (in the result and the archive's test-scores note), not passed off as lower scores.
  */
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openArchive } from '../src/archive/index.ts';
@@ -18,12 +18,18 @@ const PROPOSER_USAGE = { prompt_tokens: 1200, completion_tokens: 80 };
 
 let run: DefaultRun;
 let server: OpenAiTestServer;
+/** When set, the proposer's endpoint answers every call with this HTTP status. */
+let proposerDown: number | null = null;
 
 beforeAll(async () => {
   run = await prepareDefaultRun('optimize-ledger', 60);
   server = await startOpenAiTestServer({
     handler: (body) =>
-      body.model === 'proposer-m' ? { content: 'no edits today', usage: PROPOSER_USAGE } : { content: 'Lisbon', usage: ANSWER_USAGE },
+      body.model !== 'proposer-m'
+        ? { content: 'Lisbon', usage: ANSWER_USAGE }
+        : proposerDown
+          ? { status: proposerDown }
+          : { content: 'no edits today', usage: PROPOSER_USAGE },
   });
 }, 120_000);
 
@@ -32,7 +38,11 @@ afterAll(async () => {
   if (run) rmSync(run.dir, { recursive: true, force: true });
 });
 
-async function optimize(name: string, maxTokens?: number): Promise<{ report: OptimizeReport; client: MeteredLlmClient }> {
+async function optimize(
+  name: string,
+  maxTokens?: number,
+  extra: { iterations?: number; breakerFailures?: number } = {},
+): Promise<{ report: OptimizeReport; client: MeteredLlmClient }> {
   server.reset();
   const client = createLlmClient(
     loadLlmConfig(
@@ -44,6 +54,7 @@ async function optimize(name: string, maxTokens?: number): Promise<{ report: Opt
         retries: 0,
         schemaRepairs: 1,
         concurrency: 1,
+        ...(extra.breakerFailures ? { breakerFailures: extra.breakerFailures } : {}),
         ...(maxTokens ? { budget: { maxTokens } } : {}),
       },
     ),
@@ -56,7 +67,7 @@ async function optimize(name: string, maxTokens?: number): Promise<{ report: Opt
       history: run.source,
       supervision: run.supervisionPath,
       seed: SEED_PATH,
-      iterations: 1,
+      iterations: extra.iterations ?? 1,
       offline: false,
       limit: 8,
       testCategories: [],
@@ -95,5 +106,16 @@ describe('optimize books every billed token', () => {
     expect(report.testBudgetExhausted).toBe(true);
     const archive = openArchive(report.dir);
     expect(readTestScores(archive, report.best.id)).toMatchObject({ budgetExhausted: true });
+  }, 180_000);
+
+  it('stops with E_LLM_CIRCUIT when the proposer endpoint keeps failing, instead of running every iteration', async () => {
+    proposerDown = 503;
+    try {
+      await expect(optimize('dead', undefined, { iterations: 6, breakerFailures: 2 })).rejects.toMatchObject({ code: 'E_LLM_CIRCUIT' });
+    } finally {
+      proposerDown = null;
+    }
+    expect(server.chatRequests().filter((r) => r.body.model === 'proposer-m')).toHaveLength(2);
+    expect(existsSync(join(run.dir, 'dead', 'manifest.json'))).toBe(true);
   }, 180_000);
 });

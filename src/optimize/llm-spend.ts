@@ -47,11 +47,14 @@ export interface SpendMeter {
   billed(): Spend | undefined;
   /** Calls the budget refused so far. */
   refusals(): number;
+  /** The circuit breaker's error once it has opened (calls kept failing the same way). */
+  circuitOpen(): Error | undefined;
 }
 
 interface Metered {
   ledger: { totals(): { promptTokens: number; completionTokens: number; knownCost: number } };
   budget: { refusals: number };
+  breaker: { openError: Error | undefined };
 }
 
 export function spendMeter(llm: LlmClient | null): SpendMeter {
@@ -63,6 +66,7 @@ export function spendMeter(llm: LlmClient | null): SpendMeter {
       return { promptTokens: t.promptTokens, completionTokens: t.completionTokens, dollars: t.knownCost };
     },
     refusals: () => m?.budget?.refusals ?? 0,
+    circuitOpen: () => m?.breaker?.openError,
   };
 }
 

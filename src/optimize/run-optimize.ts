@@ -19,7 +19,7 @@ import { OFFICIAL_TRACES_DIR } from '../archive/schemas.ts';
 import type { CandidateEvaluation, Objective, QuestionSplit } from './candidate-evaluator.ts';
 import { testScoresEvent } from '../export/test-scores.ts';
 import { createRunEvaluator } from './pool-evaluator.ts';
-import { addSpend, llmSpendEvent, recordedSpend, spendMeter, subSpend, ZERO_SPEND, type Spend } from './llm-spend.ts';
+import { addSpend, llmSpendEvent, recordedSpend, spendMeter, subSpend, ZERO_SPEND, type Spend, type SpendMeter } from './llm-spend.ts';
 import { createLlmProposer } from './proposers/llm-proposer.ts';
 import { createMutationProposer } from './proposers/offline-mutation.ts';
 import { createConfigMutationProposer } from './proposers/config-mutation.ts';
@@ -215,7 +215,7 @@ export async function runOptimize(options: OptimizeOptions): Promise<OptimizeRep
       proposer,
       select: parentSelectorFromSpec(config.select),
       accept: acceptanceFromSpec(config.accept),
-      stop: stopCondition(config),
+      stop: stopCondition(config, meter),
       compile,
       objective,
       seeds: [{ label: config.seed, source: seedSource }],
@@ -237,6 +237,9 @@ export async function runOptimize(options: OptimizeOptions): Promise<OptimizeRep
       if (split === 'test') writeJsonl(join(dir, OFFICIAL_TRACES_DIR, `${p.id}.jsonl`), e.traces.map(traceForFile), QuestionTraceSchema);
       return splitScores(e);
     };
+    // A dead endpoint: no final test against it. The run stops with the coded error and resumes like a killed one.
+    const circuit = meter.circuitOpen();
+    if (circuit) throw circuit;
     const billedAfterSearch = meter.billed();
     const seedVal = (await scoresFor(result.seed, 'val'))!;
     const bestVal = (await scoresFor(result.best, 'val'))!;
@@ -334,8 +337,10 @@ export function loadSplits(
   return { train, val, test };
 }
 
-function stopCondition(config: OptimizeConfig): StopCondition {
+function stopCondition(config: OptimizeConfig, meter: SpendMeter): StopCondition {
   const conditions: StopCondition[] = [maxIterations(config.iterations)];
+  // LLM calls keep failing the same way: further iterations would only record failures.
+  conditions.push({ name: 'llm-circuit', check: () => (meter.circuitOpen() ? 'the LLM circuit breaker opened' : null) });
   if (config.maxProposals) conditions.push(maxProposals(config.maxProposals));
   if (config.budgetTokens) conditions.push(tokenBudget(config.budgetTokens));
   if (config.budgetDollars) conditions.push(dollarBudget(config.budgetDollars));
