@@ -194,14 +194,16 @@ export async function generateSupervision(history: History, options: GenerateOpt
         try {
           accepted = await processor.process(bundle, order, local);
         } catch (err) {
-          if ((err as MemsteerError).code === 'E_BUDGET') {
+          const code = (err as MemsteerError).code;
+          if (code === 'E_BUDGET') {
+            // Unfinished for lack of budget: a run with more budget does it again (its spend so far still counts).
+            store?.append({ bundle: bundle.id, status: 'failed', types: order, items: [], stats: local, error: code });
             mergeStats(stats, local);
             budgetExhausted = true;
             break;
           }
           if (!isRetryableLlmFailure(err)) throw err;
           // The endpoint failed, not the candidate: journal the bundle as failed so the next run retries it.
-          const code = (err as MemsteerError).code;
           store?.append({ bundle: bundle.id, status: 'failed', types: order, items: [], stats: local, error: code });
           addTokens(stats, local);
           reject(stats, `llm:failed-${code}`);
