@@ -84,10 +84,12 @@ const MAX_REBUILDS = 2;
 
 /**
  * Default wall-clock cap on one group's questions (store has its own timeout). With the 60 s store timeout and
- * one call's overrun it stays well inside the pool's 10-minute task deadline, so a slow design fails as itself
- * (its stage, a timeout) instead of as a killed process reported as a store failure.
+ * one call's overrun it stays inside the pool's 10-minute task deadline, so a slow design fails as itself (its
+ * stage, a timeout, the questions it did answer kept) instead of as a killed process reported as a store
+ * failure; and it is as long as that allows, since a legitimate design calling `tools.llm` per question can need
+ * minutes for a group of a few hundred questions.
  */
-export const DEFAULT_GROUP_TIMEOUT_MS = 240_000;
+export const DEFAULT_GROUP_TIMEOUT_MS = 480_000;
 
 const ZERO_METER = (): Pick<ToolMeter, 'toolCalls' | 'log' | 'llmTokens'> => ({
   toolCalls: {},
