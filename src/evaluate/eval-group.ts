@@ -91,6 +91,12 @@ const MAX_REBUILDS = 2;
  */
 export const DEFAULT_GROUP_TIMEOUT_MS = 480_000;
 
+/**
+ * Questions in a row whose stage call timed out before the rest of the group is given up. One slow question (a
+ * huge query, a slow endpoint behind `tools.llm`) is not enough; a stage that loops times out every time.
+ */
+const MAX_TIMEOUTS_IN_A_ROW = 2;
+
 const ZERO_METER = (): Pick<ToolMeter, 'toolCalls' | 'log' | 'llmTokens'> => ({
   toolCalls: {},
   log: [],
@@ -151,6 +157,7 @@ export async function runGroup(
     const capMs = task.groupTimeoutMs ?? DEFAULT_GROUP_TIMEOUT_MS;
     const deadline = performance.now() + capMs;
     const spent = { retrieve: 0, context: 0 };
+    let timeoutsInARow = 0;
     for (const [i, q] of task.questions.entries()) {
       if (fatal) {
         result.questions.push(failedRun(q.id, fatal));
@@ -189,11 +196,15 @@ export async function runGroup(
       result.questions.push(run);
       spent.retrieve += run.timeMs.retrieve;
       spent.context += run.timeMs.context;
-      if (run.failure?.kind === 'timeout') {
-        // A stage that ran out of time once (a loop, a search that explodes) would do so for each question in
-        // turn: one timeout fails the rest of the group, under the same stage, instead of costing one per question.
+      timeoutsInARow = run.failure?.kind === 'timeout' ? timeoutsInARow + 1 : 0;
+      if (run.failure && timeoutsInARow >= MAX_TIMEOUTS_IN_A_ROW) {
+        // A stage that keeps running out of time (a loop, a search that explodes) would do so for each question in
+        // turn: the rest of the group fails under that stage instead of costing one timeout per question.
         const left = task.questions.length - i - 1;
-        fatal = { ...run.failure, message: `${run.failure.message}; the group's other ${left} questions were skipped` };
+        fatal = {
+          ...run.failure,
+          message: `${run.failure.message}; ${timeoutsInARow} questions in a row timed out, the group's other ${left} were skipped`,
+        };
       }
     }
     return result;
