@@ -155,6 +155,8 @@ export const TestScoresSchema = z.object({
   n: z.number().int().nonnegative(),
   /** accuracy, f1, recall@k, contextRecall, locomoF1… (whatever was measured). */
   metrics: z.record(z.string(), z.number()),
+  /** True when the LLM budget ran out during this test: the scores are lower than the design earned. */
+  budgetExhausted: z.boolean().optional(),
 });
 export type TestScores = z.infer<typeof TestScoresSchema>;
 

@@ -45,6 +45,8 @@ export interface GroupTask {
   recordCap: number;
   /** When set, collect up to this many delivered unit texts per question for marginal utility (absent: none). */
   marginalUnits?: number;
+  /** Wall-clock cap on the group's questions, after `store` (default DEFAULT_GROUP_TIMEOUT_MS). */
+  groupTimeoutMs?: number;
 }
 
 /** The design's work for one question, before answering. */
@@ -84,6 +86,21 @@ export type { SandboxFactory } from '../isolate/sandbox-api.ts';
 
 /** At most this many isolate rebuilds per group; past it the remaining questions fail with the last reason. */
 const MAX_REBUILDS = 2;
+
+/**
+ * Default wall-clock cap on one group's questions (store has its own timeout). With the 60 s store timeout and
+ * one call's overrun it stays inside the pool's 10-minute task deadline, so a slow design fails as itself (its
+ * stage, a timeout, the questions it did answer kept) instead of as a killed process reported as a store
+ * failure; and it is as long as that allows, since a legitimate design calling `tools.llm` per question can need
+ * minutes for a group of a few hundred questions.
+ */
+export const DEFAULT_GROUP_TIMEOUT_MS = 480_000;
+
+/**
+ * Questions in a row whose stage call timed out before the rest of the group is given up. One slow question (a
+ * huge query, a slow endpoint behind `tools.llm`) is not enough; a stage that loops times out every time.
+ */
+const MAX_TIMEOUTS_IN_A_ROW = 2;
 
 const ZERO_METER = (): Pick<ToolMeter, 'toolCalls' | 'log' | 'llmTokens'> => ({
   toolCalls: {},
@@ -141,8 +158,22 @@ export async function runGroup(
       return result;
     }
     let fatal: StageFailure | null = null;
-    for (const q of task.questions) {
+    // Checked between questions, so a group overruns its cap by at most one call's own timeout.
+    const capMs = task.groupTimeoutMs ?? DEFAULT_GROUP_TIMEOUT_MS;
+    const deadline = performance.now() + capMs;
+    const spent = { retrieve: 0, context: 0 };
+    let timeoutsInARow = 0;
+    for (const [i, q] of task.questions.entries()) {
       if (fatal) {
+        result.questions.push(failedRun(q.id, fatal));
+        continue;
+      }
+      if (performance.now() > deadline) {
+        fatal = {
+          stage: spent.context > spent.retrieve ? 'context' : 'retrieve',
+          kind: 'timeout',
+          message: `this group's questions ran past their ${capMs} ms wall-clock cap; ${task.questions.length - i} questions skipped`,
+        };
         result.questions.push(failedRun(q.id, fatal));
         continue;
       }
@@ -168,6 +199,18 @@ export async function runGroup(
       const run = await runQuestion(sandbox!, q, task, provenance);
       run.recoverable = recoverableGold(task.gold[q.id], provenance);
       result.questions.push(run);
+      spent.retrieve += run.timeMs.retrieve;
+      spent.context += run.timeMs.context;
+      timeoutsInARow = run.failure?.kind === 'timeout' ? timeoutsInARow + 1 : 0;
+      if (run.failure && timeoutsInARow >= MAX_TIMEOUTS_IN_A_ROW) {
+        // A stage that keeps running out of time (a loop, a search that explodes) would do so for each question in
+        // turn: the rest of the group fails under that stage instead of costing one timeout per question.
+        const left = task.questions.length - i - 1;
+        fatal = {
+          ...run.failure,
+          message: `${run.failure.message}; ${timeoutsInARow} questions in a row timed out, the group's other ${left} were skipped`,
+        };
+      }
     }
     return result;
   } finally {

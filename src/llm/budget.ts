@@ -35,11 +35,17 @@ export class Budget {
   private spentDollars = 0;
   private reservedTokens = 0;
   private reservedDollars = 0;
+  private refused = 0;
 
   constructor(readonly limits: BudgetLimits) {}
 
   get spent(): { tokens: number; dollars: number } {
     return { tokens: this.spentTokens, dollars: this.spentDollars };
+  }
+
+  /** Calls refused so far because they would have crossed a limit: work that did not happen for lack of budget. */
+  get refusals(): number {
+    return this.refused;
   }
 
   /** What is left (Infinity where there is no limit), counting calls in flight as spent. */
@@ -59,11 +65,13 @@ export class Budget {
     const { maxTokens, maxDollars } = this.limits;
     const committedTokens = this.spentTokens + this.reservedTokens;
     if (maxTokens !== undefined && committedTokens + estimate.tokens > maxTokens) {
+      this.refused++;
       throw new BudgetExceededError(role, 'tokens', committedTokens, estimate.tokens, maxTokens);
     }
     const committedDollars = this.spentDollars + this.reservedDollars;
     const dollars = estimate.dollars ?? 0;
     if (maxDollars !== undefined && committedDollars + dollars > maxDollars) {
+      this.refused++;
       throw new BudgetExceededError(role, 'dollars', committedDollars, dollars, maxDollars);
     }
     this.reservedTokens += estimate.tokens;

@@ -2,11 +2,13 @@ import OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { countTokens } from '../text/text.ts';
 import { Budget, estimateCall, type CallEstimate } from './budget.ts';
+import { CircuitBreaker } from './breaker.ts';
 import { cacheKey, ResponseCache } from './cache.ts';
 import { isLlmConfigured, loadLlmConfig, type LlmConfig, type LlmConfigInput } from './config.ts';
 import { LlmError, type LlmErrorCode } from './errors.ts';
 import { Ledger, type LedgerEntry } from './ledger.ts';
 import { Limiter } from './limiter.ts';
+import { maskSecret } from './mask.ts';
 import { costOf } from './pricing.ts';
 import { classify, type Failure } from './failure.ts';
 import { backoffDelay, realSleep, type SleepFn } from './retry.ts';
@@ -45,6 +47,8 @@ export interface MeteredLlmClient extends LlmClient {
   readonly config: LlmConfig;
   readonly ledger: Ledger;
   readonly budget: Budget;
+  /** Open once calls kept failing the same way; from then on every call is refused with `E_LLM_CIRCUIT`. */
+  readonly breaker: CircuitBreaker;
   /** The model configured for `role`, if any. */
   modelFor(role: LlmRole): string | undefined;
   /** True when an embedding model is configured. */
@@ -139,6 +143,7 @@ interface Exchange {
 class OpenAiCompatibleClient implements MeteredLlmClient {
   readonly ledger: Ledger;
   readonly budget: Budget;
+  readonly breaker: CircuitBreaker;
   private readonly openai: OpenAI;
   private readonly limiter: Limiter;
   private readonly cache: ResponseCache | undefined;
@@ -160,6 +165,7 @@ class OpenAiCompatibleClient implements MeteredLlmClient {
     this.cache = config.cache && config.cacheDir ? new ResponseCache(config.cacheDir) : undefined;
     this.ledger = new Ledger(deps.onLedgerEntry);
     this.budget = new Budget(config.budget);
+    this.breaker = new CircuitBreaker(config.breakerFailures);
     this.sleep = deps.sleep ?? realSleep;
     this.random = deps.random ?? Math.random;
     this.now = deps.now ?? Date.now;
@@ -366,10 +372,14 @@ class OpenAiCompatibleClient implements MeteredLlmClient {
       record(undefined);
       return result;
     } catch (err) {
-      // a call refused by the budget before anything was sent is not a call
-      if (tracker.requests + tracker.cacheReplies > 0 || !(err instanceof Error && 'code' in err && err.code === 'E_BUDGET')) {
-        record(err instanceof Error && 'code' in err && typeof err.code === 'string' ? err.code : 'E_LLM_UNKNOWN');
+      const code = err instanceof Error && 'code' in err && typeof err.code === 'string' ? err.code : undefined;
+      // a call refused (by the budget or the open breaker) before anything was sent is not a call
+      if (tracker.requests + tracker.cacheReplies > 0 || (code !== 'E_BUDGET' && code !== 'E_LLM_CIRCUIT')) {
+        record(code ?? 'E_LLM_UNKNOWN');
       }
+      if (err instanceof LlmError) err.billed = { ...tracker.billed };
+      // last guard: whatever a server put in an error message (it may echo the key) is relayed masked
+      if (err instanceof Error) err.message = maskSecret(err.message, this.config.apiKey);
       throw err;
     }
   }
@@ -460,6 +470,7 @@ class OpenAiCompatibleClient implements MeteredLlmClient {
     const price = this.config.prices[model];
     let retriesUsed = 0;
     for (;;) {
+      this.breaker.check();
       const { estimate, run } = prepare();
       const settle = this.budget.reserve(role, estimate);
       tracker.requests++;
@@ -471,7 +482,8 @@ class OpenAiCompatibleClient implements MeteredLlmClient {
         if (resendAfter?.(err instanceof OpenAI.APIError ? err.status : undefined)) continue;
         const failure = classify(err, this.now());
         if (!failure.retryable || retriesUsed >= this.config.retries) {
-          throw this.finalError(failure, role, model, tracker.requests, err);
+          const final = this.finalError(failure, role, model, tracker.requests, err);
+          throw this.breaker.failure({ code: final.code, status: failure.status, message: final.message }) ?? final;
         }
         retriesUsed++;
         const wait =
@@ -481,6 +493,7 @@ class OpenAiCompatibleClient implements MeteredLlmClient {
         await this.sleep(wait);
         continue;
       }
+      this.breaker.success();
       const usage = measure(value);
       const cost = costOf(usage, price);
       settle({ tokens: usage.promptTokens + usage.completionTokens, dollars: cost });
@@ -516,7 +529,10 @@ class OpenAiCompatibleClient implements MeteredLlmClient {
     }
   }
 
-  private finalError(f: Failure, role: LlmRole, model: string, attempts: number, cause: unknown): LlmError {
+  private finalError(f: Failure, role: LlmRole, model: string, attempts: number, rawCause: unknown): LlmError {
+    // a server may echo the key in its error text: every piece of it that is relayed (detail, cause) is masked
+    f = { ...f, detail: maskSecret(f.detail, this.config.apiKey) };
+    const cause = maskedCause(rawCause, this.config.apiKey);
     const tries = `${attempts} attempt${attempts === 1 ? '' : 's'}`;
     const where = `${role} call to ${model} at ${this.baseURL}`;
     const message: Record<LlmErrorCode, string> = {
@@ -528,9 +544,18 @@ class OpenAiCompatibleClient implements MeteredLlmClient {
       E_LLM_SCHEMA: '',
       E_LLM_NO_MODEL: '',
       E_LLM_CONFIG: '',
+      E_LLM_CIRCUIT: '',
     };
     return new LlmError(f.code, message[f.code], { role, model, attempts, cause, ...(f.status === undefined ? {} : { status: f.status }) });
   }
+}
+
+/** The SDK's error as a cause, with its message masked (its headers and body are not kept). */
+function maskedCause(cause: unknown, key: string | undefined): unknown {
+  if (!(cause instanceof Error)) return cause;
+  const copy = new Error(maskSecret(cause.message, key));
+  copy.name = cause.name;
+  return copy;
 }
 
 function parseVector(text: string): number[] | undefined {

@@ -59,6 +59,11 @@ export const LlmConfigSchema = z.object({
   concurrency: z.number().int().positive().default(4),
   /** Per request. */
   timeoutMs: z.number().int().positive().default(60_000),
+  /**
+   * The circuit breaker: after this many calls in a row fail the same way (same code and HTTP status, retries
+   * spent), no more calls are sent and each is refused with `E_LLM_CIRCUIT`. 0 disables it.
+   */
+  breakerFailures: z.number().int().nonnegative().default(5),
   /** How many times a reply that fails the schema is sent back with the error before giving up. */
   schemaRepairs: z.number().int().nonnegative().default(2),
   /** The on-disk response cache directory; absent = no cache. */
@@ -83,7 +88,8 @@ export type LlmConfigInput = z.input<typeof LlmConfigSchema>;
  * `OPENAI_API_KEY`, `OPENAI_BASE_URL`, `MEMSTEER_MODEL` (every role without its own), `MEMSTEER_MODEL_<ROLE>`
  * (e.g. `MEMSTEER_MODEL_ANSWERER`), `MEMSTEER_LLM_RETRIES`, `MEMSTEER_LLM_CONCURRENCY`, `MEMSTEER_LLM_TIMEOUT_MS`,
  * `MEMSTEER_LLM_CACHE_DIR`, `MEMSTEER_LLM_CACHE` (`0`/`off`/`false` turns it off), `MEMSTEER_LLM_BUDGET_TOKENS`,
- * `MEMSTEER_LLM_BUDGET_USD`, `MEMSTEER_EMBEDDING_MODEL`.
+ * `MEMSTEER_LLM_BUDGET_USD`, `MEMSTEER_EMBEDDING_MODEL`, `MEMSTEER_LLM_BREAKER` (consecutive identical failures that stop LLM
+ * work; 0 disables).
  */
 export const LLM_ENV_VARS = [
   'OPENAI_API_KEY',
@@ -98,6 +104,7 @@ export const LLM_ENV_VARS = [
   'MEMSTEER_LLM_BUDGET_TOKENS',
   'MEMSTEER_LLM_BUDGET_USD',
   'MEMSTEER_EMBEDDING_MODEL',
+  'MEMSTEER_LLM_BREAKER',
 ] as const;
 
 /**
@@ -131,6 +138,7 @@ export function loadLlmConfig(env: Record<string, string | undefined> = process.
     retries: num('MEMSTEER_LLM_RETRIES'),
     concurrency: num('MEMSTEER_LLM_CONCURRENCY'),
     timeoutMs: num('MEMSTEER_LLM_TIMEOUT_MS'),
+    breakerFailures: num('MEMSTEER_LLM_BREAKER'),
     cacheDir: get('MEMSTEER_LLM_CACHE_DIR'),
     embeddingModel: get('MEMSTEER_EMBEDDING_MODEL'),
     cache: cacheFlag === undefined ? undefined : !/^(0|off|false|no)$/i.test(cacheFlag),

@@ -1,5 +1,5 @@
 import { MemsteerError } from '../errors.ts';
-import type { LlmRole } from './types.ts';
+import type { LlmRole, TokenUsage } from './types.ts';
 
 /**
  * Stable codes of `LlmError`:
@@ -11,6 +11,8 @@ import type { LlmRole } from './types.ts';
  * - `E_LLM_SCHEMA`: the reply was not JSON the schema accepts, after all repair attempts.
  * - `E_LLM_NO_MODEL`: the role has no model configured (check `hasRole` first).
  * - `E_LLM_CONFIG`: the LLM configuration is invalid.
+ * - `E_LLM_CIRCUIT`: the circuit breaker is open: calls kept failing the same way, so no more are sent (nothing was
+ *   sent for this call). Work that stops on it can be resumed once the endpoint is healthy.
  */
 export type LlmErrorCode =
   | 'E_LLM_HTTP'
@@ -20,7 +22,8 @@ export type LlmErrorCode =
   | 'E_LLM_CONNECTION'
   | 'E_LLM_SCHEMA'
   | 'E_LLM_NO_MODEL'
-  | 'E_LLM_CONFIG';
+  | 'E_LLM_CONFIG'
+  | 'E_LLM_CIRCUIT';
 
 /** A model call failed for good (retries and repairs are already spent). */
 export class LlmError extends MemsteerError {
@@ -31,6 +34,11 @@ export class LlmError extends MemsteerError {
   readonly status: number | undefined;
   /** Requests sent for this call before giving up. */
   readonly attempts: number;
+  /**
+   * Tokens billed by this call before it failed (a reply that failed schema validation was still paid for); set
+   * by the client. The ledger books them too.
+   */
+  billed: TokenUsage | undefined;
 
   constructor(
     code: LlmErrorCode,

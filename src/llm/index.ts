@@ -45,6 +45,8 @@ export {
   type LedgerSnapshot,
 } from './ledger.ts';
 export { Budget, estimateCall, type CallEstimate } from './budget.ts';
+export { CircuitBreaker, type BreakerFailure } from './breaker.ts';
+export { maskSecret, MASK } from './mask.ts';
 export {
   ResponseCache,
   cacheKey,

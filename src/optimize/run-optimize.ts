@@ -33,6 +33,7 @@ import {
   SearchSpace,
 } from '../config/run-options.ts';
 import { createRunEvaluator } from './pool-evaluator.ts';
+import { addSpend, llmSpendEvent, recordedSpend, spendMeter, subSpend, ZERO_SPEND, type Spend, type SpendMeter } from './llm-spend.ts';
 import { createLlmProposer } from './proposers/llm-proposer.ts';
 import { createMutationProposer } from './proposers/offline-mutation.ts';
 import { createConfigMutationProposer } from './proposers/config-mutation.ts';
@@ -121,7 +122,21 @@ export interface OptimizeReport {
   proposals: number;
   /** Unified diff of the best design against the seed. */
   diff: string;
-  cost: { promptTokens: number; completionTokens: number; dollars: number };
+  /**
+   * Everything the LLM client billed for this run (all its processes): what programs booked, plus calls that failed,
+   * judge and diagnosis calls, and the final official test. `breakdown` says which is which.
+   */
+  cost: {
+    promptTokens: number;
+    completionTokens: number;
+    dollars: number;
+    breakdown: { programs: Spend; unbooked: Spend; finalTest: Spend };
+  };
+  /**
+   * True when the LLM budget ran out during the final official test: some answers or judgments were refused, so
+   * the test scores are lower than the designs earned. Re-run the test with more budget before comparing them.
+   */
+  testBudgetExhausted: boolean;
 }
 
 export interface OptimizeOptions {
@@ -241,6 +256,11 @@ async function searchThenTest(r: PreparedRun): Promise<OptimizeReport> {
     const elapsedBeforeMs = options.resume
       ? archive.list().reduce((ms, p) => ms + (p.cost.proposeMs ?? 0) + (p.cost.evaluateMs ?? 0), 0)
       : 0;
+    // The client's ledger sees every billed token; programs book only their own share. The difference is kept.
+    const meter = spendMeter(llm);
+    const bookedBefore = archive.list().reduce<Spend>((s, p) => addSpend(s, p.cost), ZERO_SPEND);
+    const earlierSpend = recordedSpend(archive);
+    const billedBefore = meter.billed();
     const result = await runSearch({
       archive,
       evaluator: searchSplitsOnly(evaluator),
@@ -248,7 +268,7 @@ async function searchThenTest(r: PreparedRun): Promise<OptimizeReport> {
       proposer,
       select: parentSelectorFromSpec(config.select),
       accept: acceptanceFromSpec(config.accept),
-      stop: stopCondition(config),
+      stop: stopCondition(config, meter),
       compile: r.compile,
       objective,
       seeds: [{ label: config.seed, source: r.seedSource }],
@@ -270,17 +290,47 @@ async function searchThenTest(r: PreparedRun): Promise<OptimizeReport> {
       if (split === 'test') writeJsonl(join(dir, OFFICIAL_TRACES_DIR, `${p.id}.jsonl`), e.traces.map(traceForFile), QuestionTraceSchema);
       return splitScores(e);
     };
+    // A dead endpoint: no final test against it. The run stops with the coded error and resumes like a killed one.
+    const circuit = meter.circuitOpen();
+    if (circuit) throw circuit;
+    const billedAfterSearch = meter.billed();
     const seedVal = (await scoresFor(result.seed, 'val'))!;
     const bestVal = (await scoresFor(result.best, 'val'))!;
+    const refusedBeforeOfficial = meter.refusals();
     const seedTest = await scoresFor(result.seed, 'test');
     const bestTest = await scoresFor(result.best, 'test');
+    const testBudgetExhausted = meter.refusals() > refusedBeforeOfficial;
     for (const [p, t] of [
       [result.seed, seedTest],
       [result.best, bestTest],
     ] as const) {
-      if (t) archive.recordTestScores({ program: p.id, value: t.fitness, n: t.n, metrics: testMetrics(t) });
+      if (t)
+        archive.recordTestScores({
+          program: p.id,
+          value: t.fitness,
+          n: t.n,
+          metrics: testMetrics(t),
+          ...(testBudgetExhausted ? { budgetExhausted: true } : {}),
+        });
     }
     const state = result.state;
+    const billedAtEnd = meter.billed();
+    const programs = { promptTokens: state.cost.promptTokens, completionTokens: state.cost.completionTokens, dollars: state.cost.dollars };
+    let unbooked = ZERO_SPEND;
+    let finalTest = ZERO_SPEND;
+    if (billedBefore && billedAfterSearch && billedAtEnd) {
+      // billed during the search, less what this process's programs booked
+      unbooked = subSpend(subSpend(billedAfterSearch, billedBefore), subSpend(programs, bookedBefore));
+      // the final val re-scores and official tests are booked to no program
+      finalTest = subSpend(billedAtEnd, billedAfterSearch);
+      archive.appendEvent(llmSpendEvent({ unbooked, finalTest }));
+    }
+    const breakdown = {
+      programs,
+      unbooked: addSpend(earlierSpend.unbooked, unbooked),
+      finalTest: addSpend(earlierSpend.finalTest, finalTest),
+    };
+    const total = addSpend(programs, addSpend(breakdown.unbooked, breakdown.finalTest));
     return {
       run: archive.manifest.run,
       dir,
@@ -306,7 +356,8 @@ async function searchThenTest(r: PreparedRun): Promise<OptimizeReport> {
         from: `seed (${basename(config.seed)})`,
         to: `best (${result.best.id})`,
       }),
-      cost: state.cost,
+      cost: { ...total, breakdown },
+      testBudgetExhausted,
     };
   } finally {
     await pool.close();
@@ -343,8 +394,10 @@ export function loadSplits(
   return { train, val, test };
 }
 
-function stopCondition(config: OptimizeConfig): StopCondition {
+function stopCondition(config: OptimizeConfig, meter: SpendMeter): StopCondition {
   const conditions: StopCondition[] = [maxIterations(config.iterations)];
+  // LLM calls keep failing the same way: further iterations would only record failures.
+  conditions.push({ name: 'llm-circuit', check: () => (meter.circuitOpen() ? 'the LLM circuit breaker opened' : null) });
   if (config.maxProposals) conditions.push(maxProposals(config.maxProposals));
   if (config.budgetTokens) conditions.push(tokenBudget(config.budgetTokens));
   if (config.budgetDollars) conditions.push(dollarBudget(config.budgetDollars));

@@ -26,6 +26,13 @@ export interface BundleProcessor {
    * into `stats`. May throw BudgetExceededError, which ends the run cleanly.
    */
   process(bundle: Bundle, types: readonly QuestionType[], stats: RunStats): Promise<AcceptedItem[]>;
+  /**
+   * For a processor that remembers something across bundles (what it already asked): what the last `process`
+   * added to that memory, to journal with the bundle, and how to put it back when a resumed run replays the
+   * bundle from the journal instead of processing it. Without them a resumed run could ask different questions.
+   */
+  memoSince?(): string[];
+  restoreMemo?(memo: readonly string[]): void;
 }
 
 /** The supervision line of an accepted item. */

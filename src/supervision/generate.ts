@@ -6,16 +6,16 @@ import { DEFAULT_GENERATE_ITEMS, DEFAULT_RNG_SEED, DEFAULT_VAL_SHARE } from '../
 import { sampleBundles, type Bundle } from './bundles.ts';
 import { toQAItem, type BundleProcessor } from './candidate.ts';
 import { Deduper } from './dedupe.ts';
-import { createLlmProcessor } from './llm-generator.ts';
+import { createLlmProcessor, isRetryableLlmFailure } from './llm-generator.ts';
 import { createOfflineBlindReader } from './offline-reader.ts';
 import { createOfflineProcessor } from './offline-generator.ts';
 import { QUESTION_TYPES, type QuestionType } from './plan.ts';
-import { ProgressStore } from './progress-store.ts';
+import { ProgressStore, type BundleProgress } from './progress-store.ts';
 import { buildRecordGraph, type RecordGraphOptions } from './record-graph.ts';
-import { createRng, hashString, shortHash } from './rng.ts';
+import { hashString, shortHash } from './rng.ts';
 import { createRuleContext, factSeedWeight, RULE_BASED_TYPES } from './rule-based/generator.ts';
 import { splitByBundle } from './split.ts';
-import { emptyStats, mergeStats, stageRows, type GenerationSummary, type RunStats } from './summary.ts';
+import { emptyStats, mergeStats, reject, stageRows, type GenerationSummary, type RunStats } from './summary.ts';
 
 /** Progress of a run, for a progress bar. */
 export interface GenerateProgress {
@@ -67,8 +67,14 @@ export interface GenerateResult {
  * Turns one history into checked question–answer–evidence supervision: record graph → bundles spread over the
  * history → per bundle, plan → checks → question → checks → (audit) → blind recovery → de-duplication; then a
  * train/val split by bundle and a summary. Offline it runs the rule-based generator; with an LLM client the
- * planner/questioner/auditor/reader roles. With `progressFile`, finished bundles are journaled and a re-run with
+ * planner/questioner/auditor/reader roles. With `progressFile`, processed bundles are journaled and a re-run with
  * the same settings continues where the last one stopped (no paid call is repeated for a finished bundle).
+ *
+ * Resuming is exact: the bundle plan (each round's bundles) depends only on the settings, each bundle's random
+ * choices come from its own stream, and a journaled bundle's result is replayed through the same type caps and
+ * de-duplication at the same point of the plan. So a run killed any number of times and resumed keeps exactly the
+ * items (and splits) of an uninterrupted one. A bundle whose LLM work failed for a transient reason (outage,
+ * timeouts) is journaled as failed, not finished, and the next run processes it again.
  */
 /** Rounds of fresh bundles before a history counts as exhausted (later rounds mostly revisit covered ground). */
 const MAX_ROUNDS = 10;
@@ -91,7 +97,6 @@ export async function generateSupervision(history: History, options: GenerateOpt
   }
   const seed = options.seed ?? DEFAULT_RNG_SEED;
   const graph = buildRecordGraph(history.records, options.graph);
-  const rng = createRng(seed ^ hashString(history.id));
 
   let processor: BundleProcessor;
   let seedWeight: ((r: SourceRecord, i: number) => number) | undefined;
@@ -102,7 +107,7 @@ export async function generateSupervision(history: History, options: GenerateOpt
       graph,
       ctx,
       reader: createOfflineBlindReader(),
-      rng,
+      seed: (seed ^ hashString(history.id)) >>> 0,
       perBundle: options.perBundle ?? 3,
       checks: options.checks ?? true,
     });
@@ -114,6 +119,8 @@ export async function generateSupervision(history: History, options: GenerateOpt
 
   const run = shortHash(
     JSON.stringify({
+      // journal format 2: results keyed by bundle, before caps and de-duplication
+      v: 2,
       h: history.id,
       r: history.records.length,
       mode: options.mode,
@@ -132,32 +139,27 @@ export async function generateSupervision(history: History, options: GenerateOpt
   const kept: Array<{ item: QAItem; bundle: string }> = [];
   const typeCounts = new Map<QuestionType, number>(types.map((t) => [t, 0]));
   const typeCap = types.length === 1 ? n : Math.ceil(n * (options.maxTypeShare ?? DEFAULT_MAX_TYPE_SHARE));
-  const finished = new Set<string>();
-  let resumedBundles = 0;
+  // Journaled results by bundle. A failed attempt's work is redone, but its tokens were billed: they count.
+  const journal = new Map<string, BundleProgress>();
   for (const line of store?.load() ?? []) {
-    if (finished.has(line.bundle)) continue;
-    finished.add(line.bundle);
-    resumedBundles++;
-    mergeStats(stats, line.stats);
-    for (const item of line.items) {
-      deduper.add(item);
-      kept.push({ item, bundle: line.bundle });
-      const t = item.category as QuestionType;
-      typeCounts.set(t, (typeCounts.get(t) ?? 0) + 1);
-    }
+    if (line.status === 'failed') addTokens(stats, line.stats);
+    else if (!journal.has(line.bundle)) journal.set(line.bundle, line);
   }
 
   const perBundleGuess = options.mode === 'offline' ? 1.2 : 0.5;
   const bundleTokens = options.bundleTokens ?? (options.mode === 'offline' ? 1800 : 2500);
+  // Fixed up front (not from what earlier rounds kept), so a resumed run plans exactly the same bundles.
+  const perRound = Math.ceil(n / perBundleGuess) + 10;
   let budgetExhausted = false;
-  let bundlesDone = finished.size;
+  let bundlesDone = 0;
+  let resumedBundles = 0;
+  let failedBundles = 0;
   const seenBundles = new Set<string>();
   let planned = 0;
   // Rounds of fresh bundles until the target is met or the history stops yielding.
   for (let round = 0; round < MAX_ROUNDS && kept.length < n && !budgetExhausted; round++) {
-    const want = Math.ceil((n - kept.length) / perBundleGuess) + 10;
     const bundles: Bundle[] = sampleBundles(graph, {
-      count: want,
+      count: perRound,
       tokenBudget: bundleTokens,
       seed: seed + round * 7919 + hashString(history.id),
       ...(seedWeight ? { seedWeight } : {}),
@@ -169,48 +171,74 @@ export async function generateSupervision(history: History, options: GenerateOpt
     for (const bundle of fresh) {
       if (kept.length >= n) break;
       seenBundles.add(bundle.id);
-      if (finished.has(bundle.id)) continue;
-      if (options.budgetTokens !== undefined && stats.tokens.prompt + stats.tokens.completion >= options.budgetTokens) {
-        budgetExhausted = true;
-        break;
-      }
       // Most-wanted types first: the one furthest below an even share. A type at its cap is not asked for, so a
       // history where one template always fires (counting, say) still gets a mix instead of one type.
       const open = (t: QuestionType) => typeCounts.get(t)! < typeCap;
       const order = [...types].filter(open).sort((a, b) => typeCounts.get(a)! - typeCounts.get(b)! || types.indexOf(a) - types.indexOf(b));
       if (order.length === 0) break;
-      const local = emptyStats();
-      let accepted;
-      try {
-        accepted = await processor.process(bundle, order, local);
-      } catch (err) {
-        if ((err as MemsteerError).code === 'E_BUDGET') {
-          mergeStats(stats, local);
+      let candidates: QAItem[];
+      let local: RunStats;
+      const done = journal.get(bundle.id);
+      if (done) {
+        candidates = done.items;
+        if (done.memo) processor.restoreMemo?.(done.memo);
+        local = emptyStats();
+        mergeStats(local, done.stats);
+        resumedBundles++;
+      } else {
+        if (options.budgetTokens !== undefined && stats.tokens.prompt + stats.tokens.completion >= options.budgetTokens) {
           budgetExhausted = true;
           break;
         }
-        throw err;
-      }
-      const items: QAItem[] = [];
-      for (const a of accepted) {
-        if (!open(a.type)) continue;
-        local.stages.dedupe.in++;
-        const item = toQAItem(history.id, processor.generator, bundle, a);
-        if (!deduper.add(item)) {
-          local.rejections['dedupe:near-duplicate'] = (local.rejections['dedupe:near-duplicate'] ?? 0) + 1;
+        local = emptyStats();
+        let accepted;
+        try {
+          accepted = await processor.process(bundle, order, local);
+        } catch (err) {
+          const code = (err as MemsteerError).code;
+          if (code === 'E_BUDGET') {
+            // Unfinished for lack of budget: a run with more budget does it again (its spend so far still counts).
+            store?.append({ bundle: bundle.id, status: 'failed', types: order, items: [], stats: local, error: code });
+            mergeStats(stats, local);
+            budgetExhausted = true;
+            break;
+          }
+          if (!isRetryableLlmFailure(err)) throw err;
+          // The endpoint failed, not the candidate: journal the bundle as failed so the next run retries it.
+          store?.append({ bundle: bundle.id, status: 'failed', types: order, items: [], stats: local, error: code });
+          addTokens(stats, local);
+          reject(stats, `llm:failed-${code}`);
+          failedBundles++;
           continue;
         }
-        local.stages.dedupe.out++;
-        items.push(item);
-        typeCounts.set(a.type, typeCounts.get(a.type)! + 1);
+        candidates = accepted.map((a) => toQAItem(history.id, processor.generator, bundle, a));
+        const memo = processor.memoSince?.();
+        store?.append({
+          bundle: bundle.id,
+          status: 'done',
+          types: order,
+          items: candidates,
+          stats: local,
+          ...(memo?.length ? { memo } : {}),
+        });
       }
+      // Type caps and de-duplication, at this bundle's place in the plan: the same for fresh and journaled results.
       mergeStats(stats, local);
-      store?.append(bundle.id, items, local);
-      finished.add(bundle.id);
+      for (const item of candidates) {
+        const t = item.category as QuestionType;
+        if (!types.includes(t) || !open(t)) continue;
+        stats.stages.dedupe.in++;
+        if (!deduper.add(item)) {
+          reject(stats, 'dedupe:near-duplicate');
+          continue;
+        }
+        stats.stages.dedupe.out++;
+        typeCounts.set(t, typeCounts.get(t)! + 1);
+        kept.push({ item, bundle: bundle.id });
+        yielded++;
+      }
       bundlesDone++;
-      yielded += items.length;
-      for (const item of items) kept.push({ item, bundle: bundle.id });
-      options.onProgress?.({ kept: Math.min(kept.length, n), target: n, bundlesDone, bundlesPlanned: planned + resumedBundles });
+      options.onProgress?.({ kept: Math.min(kept.length, n), target: n, bundlesDone, bundlesPlanned: planned });
     }
     if (yielded === 0 && round > 0) break;
   }
@@ -226,6 +254,7 @@ export async function generateSupervision(history: History, options: GenerateOpt
     bundles: bundlesDone,
     budgetExhausted,
     resumedBundles,
+    failedBundles,
     durationMs: Date.now() - started,
   });
   return { items, summary };
@@ -240,7 +269,7 @@ function summarise(
   stats: RunStats,
   records: number,
   edges: Record<string, number>,
-  extra: { bundles: number; budgetExhausted: boolean; resumedBundles: number; durationMs: number },
+  extra: { bundles: number; budgetExhausted: boolean; resumedBundles: number; failedBundles: number; durationMs: number },
 ): GenerationSummary {
   const byType: Record<string, { train: number; val: number }> = {};
   let train = 0;
@@ -272,6 +301,15 @@ function summarise(
     graph: { records, edges },
     budgetExhausted: extra.budgetExhausted,
     resumedBundles: extra.resumedBundles,
+    failedBundles: extra.failedBundles,
     durationMs: extra.durationMs,
   };
+}
+
+/** Books the tokens (and calls) of work whose results are not kept: they were billed all the same. */
+function addTokens(stats: RunStats, from: Pick<RunStats, 'tokens'>): void {
+  stats.tokens.prompt += from.tokens.prompt;
+  stats.tokens.completion += from.tokens.completion;
+  stats.tokens.calls += from.tokens.calls;
+  stats.tokens.cachedCalls += from.tokens.cachedCalls;
 }

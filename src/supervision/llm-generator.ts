@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { SourceRecord } from '../../sandbox/contract.ts';
 import type { MemsteerError } from '../errors.ts';
-import type { LlmClient, LlmRole, StructuredResult } from '../llm/types.ts';
+import type { LlmClient, LlmRole, StructuredResult, TokenUsage } from '../llm/types.ts';
 import { checkAudit, AuditReplySchema } from './audit.ts';
 import { BlindReadingSchema, checkBlindReading, type BlindReader } from './blind-recovery.ts';
 import { renderBundle, renderRecord, type Bundle } from './bundles.ts';
@@ -17,9 +17,31 @@ import { emptyStats, reject, type RunStats } from './summary.ts';
 export const QuestionReplySchema = z.object({ question: z.string().min(1) });
 
 // Failures that mean "the run cannot go on" rather than "this candidate failed".
-const FATAL = new Set(['E_BUDGET', 'E_LLM_AUTH', 'E_LLM_CONFIG', 'E_LLM_NO_MODEL']);
+const FATAL = new Set(['E_BUDGET', 'E_LLM_AUTH', 'E_LLM_CONFIG', 'E_LLM_NO_MODEL', 'E_LLM_CIRCUIT']);
 
-/** Calls one role, counting tokens; a failed call (after the client's retries and repairs) returns undefined. */
+/**
+ * True for a failed call that says nothing about the candidate: the endpoint was down, slow or overloaded (after
+ * the client's retries). The bundle's work is then unfinished, not rejected, and a later run redoes it. A reply
+ * that failed the schema, or a 4xx, would fail the same way again: those reject the candidate.
+ */
+export function isRetryableLlmFailure(err: unknown): boolean {
+  const e = err as Partial<MemsteerError> & { status?: number };
+  switch (e?.code) {
+    case 'E_LLM_TIMEOUT':
+    case 'E_LLM_CONNECTION':
+    case 'E_LLM_RATE_LIMIT':
+      return true;
+    case 'E_LLM_HTTP':
+      return e.status === undefined || e.status >= 500 || e.status === 408 || e.status === 409;
+    default:
+      return false;
+  }
+}
+
+/**
+ * Calls one role, counting tokens (a failed call's billed tokens too). A reply that failed for good (after the
+ * client's retries and repairs) returns undefined; a fatal or retryable failure (see isRetryableLlmFailure) throws.
+ */
 async function call<T>(
   llm: LlmClient,
   role: PromptRole,
@@ -42,8 +64,14 @@ async function call<T>(
       temperature: 0,
     });
   } catch (err) {
+    const billed = (err as { billed?: TokenUsage }).billed;
+    if (billed) {
+      stats.tokens.calls++;
+      stats.tokens.prompt += billed.promptTokens;
+      stats.tokens.completion += billed.completionTokens;
+    }
     const code = (err as MemsteerError).code;
-    if (code && FATAL.has(code)) throw err;
+    if ((code && FATAL.has(code)) || isRetryableLlmFailure(err)) throw err;
     reject(stats, `llm:${role}-failed`);
     return undefined;
   }

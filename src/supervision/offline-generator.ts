@@ -8,7 +8,8 @@ import { checkPlan } from './plan-checks.ts';
 import type { AnswerPlan, QuestionType } from './plan.ts';
 import { checkQuestion } from './question-checks.ts';
 import type { RecordGraph } from './record-graph.ts';
-import type { Rng } from './rng.ts';
+import { createRng } from './rng.ts';
+import { askedKeys } from './rule-based/contextual.ts';
 import { RULE_BASED_GENERATOR, ruleCandidate } from './rule-based/generator.ts';
 import type { RuleContext } from './rule-based/templates.ts';
 import { locateQuote, verifySpan } from './spans.ts';
@@ -19,7 +20,11 @@ export interface OfflineProcessorOptions {
   graph: RecordGraph;
   ctx: RuleContext;
   reader: BlindReader;
-  rng: Rng;
+  /**
+   * Seed of the random choices. Each bundle draws from its own stream (seed × bundle id), so a bundle's items do
+   * not depend on which bundles ran before it: a resumed run makes exactly the items of an uninterrupted one.
+   */
+  seed: number;
   /** At most this many items from one bundle. Default 3. */
   perBundle?: number;
   /** False: no plan checks, question checks or blind reading (the supervision ablation's unchecked arm). Default true. */
@@ -34,16 +39,28 @@ export interface OfflineProcessorOptions {
 export function createOfflineProcessor(o: OfflineProcessorOptions): BundleProcessor {
   const perBundle = o.perBundle ?? 3;
   const byId = new Map<string, SourceRecord>(o.graph.records.map((r) => [r.id, r]));
+  const asked = askedKeys(o.ctx);
+  let askedBefore = asked.size;
   return {
     generator: RULE_BASED_GENERATOR,
     reader: o.reader.name,
     prompts: {},
+    memoSince() {
+      // a Set iterates in insertion order: the keys past the old size are this bundle's
+      return [...asked].slice(askedBefore);
+    },
+    restoreMemo(memo) {
+      for (const key of memo) asked.add(key);
+      askedBefore = asked.size;
+    },
     async process(bundle: Bundle, types: readonly QuestionType[], stats: RunStats): Promise<AcceptedItem[]> {
+      askedBefore = asked.size;
       const out: AcceptedItem[] = [];
+      const rng = createRng(`${o.seed}:${bundle.id}`);
       for (const type of types) {
         if (out.length >= perBundle) break;
         stats.stages.plan.in++;
-        const cand = ruleCandidate(o.ctx, bundle, type, o.rng);
+        const cand = ruleCandidate(o.ctx, bundle, type, rng);
         if (!cand) {
           reject(stats, `rule:no-${type}-fact`);
           continue;

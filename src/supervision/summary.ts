@@ -28,6 +28,11 @@ export const GenerationSummarySchema = z.object({
   /** True when the run stopped at its token budget before reaching the target. */
   budgetExhausted: z.boolean(),
   resumedBundles: Count,
+  /**
+   * Bundles whose LLM work failed in a way another attempt may fix (an outage, timeouts): journaled as failed, they
+   * are processed again by the next run with the same settings.
+   */
+  failedBundles: Count.default(0),
   durationMs: z.number().nonnegative(),
 });
 export type GenerationSummary = z.infer<typeof GenerationSummarySchema>;

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { basename, join, resolve } from 'node:path';
 import type { CliIO } from '../io.ts';
-import { InputError } from '../../errors.ts';
+import { InputError, MemsteerError } from '../../errors.ts';
 import { loadHistories } from '../../history/load.ts';
 import { QAItemSchema, type History, type QAItem } from '../../history/record.ts';
 import { readJsonl, writeJsonl } from '../../util/jsonl.ts';
@@ -248,6 +248,7 @@ export async function runEvalCommand(input: OptionsInput<typeof EVAL_OPTIONS>, i
   writeFileAtomic(summaryPathOf(tracesPath), `${JSON.stringify(EvalReportSchema.parse(report), null, 2)}\n`);
   if (opts.json) {
     io.out(`${JSON.stringify(report, null, 2)}\n`);
+    failIfNothingWorked(result.traces, client, tracesPath);
     return;
   }
   io.out(
@@ -258,6 +259,20 @@ export async function runEvalCommand(input: OptionsInput<typeof EVAL_OPTIONS>, i
   const errs = errorLines(result.traces);
   if (errs.length) io.out(`errors:\n${errs.join('\n')}\n`);
   io.out(`traces: ${tracesPath}\n`);
+  failIfNothingWorked(result.traces, client, tracesPath);
+}
+
+/**
+ * Exits non-zero (after the traces and the report are written) when the evaluation produced nothing usable: the
+ * LLM circuit breaker stopped the answerer or judge (a 401, a dead endpoint), or every question failed.
+ */
+function failIfNothingWorked(traces: readonly QuestionTrace[], client: ReturnType<typeof openLlmClient>, tracesPath: string): void {
+  const breaker = client?.breaker.openError;
+  if (breaker) throw breaker;
+  const failed = traces.filter((t) => t.error).length;
+  if (traces.length === 0 || failed < traces.length) return;
+  const causes = errorLines(traces).slice(0, 3).join(';').replace(/\s+/g, ' ').trim();
+  throw new MemsteerError('E_EVAL_FAILED', `all ${failed} questions failed (${causes}); traces: ${tracesPath}`);
 }
 
 function describeStats(s: EvaluationStats): string {

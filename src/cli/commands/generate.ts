@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
 import Table from 'cli-table3';
 import { z } from 'zod';
-import { ConfigError } from '../../errors.ts';
+import { ConfigError, MemsteerError } from '../../errors.ts';
 import { loadHistories } from '../../history/load.ts';
 import { QAItemSchema, type QAItem } from '../../history/record.ts';
 import { openLlmClient } from '../../llm/client.ts';
@@ -85,7 +85,8 @@ function summaryTable(s: GenerationSummary): string {
         ? `, ${s.tokens.prompt} prompt tokens (${s.tokens.promptPerKept} per kept item), ${s.tokens.cachedCalls}/${s.tokens.calls} calls cached`
         : '') +
       (s.budgetExhausted ? ' — stopped at the token budget' : '') +
-      (s.resumedBundles ? ` — resumed ${s.resumedBundles} finished bundles` : ''),
+      (s.resumedBundles ? ` — resumed ${s.resumedBundles} finished bundles` : '') +
+      (s.failedBundles ? ` — ${s.failedBundles} bundles failed on the LLM endpoint (run again to retry them)` : ''),
     types.toString(),
     stages.toString(),
     rej.toString(),
@@ -145,6 +146,18 @@ export function register(program: Command, io: CliIO): void {
       } finally {
         bar?.stop();
       }
+    }
+    if (all.length === 0) {
+      // Nothing usable: no empty file that looks like a result. The journal keeps the work for a re-run.
+      io.err(`${summaries.map(summaryTable).join('\n\n')}\n`);
+      const failed = summaries.reduce((a, s) => a + s.failedBundles, 0);
+      throw new MemsteerError(
+        'E_NO_ITEMS',
+        `no item was kept from ${summaries.reduce((a, s) => a + s.bundles, 0)} bundles` +
+          (failed
+            ? `; ${failed} bundles failed on the LLM endpoint: run the same command again to retry them`
+            : '; see the rejections above'),
+      );
     }
     writeJsonl(out, all, QAItemSchema);
     writeFileAtomic(`${out}.summary.json`, `${JSON.stringify(z.array(GenerationSummarySchema).parse(summaries), null, 2)}\n`);

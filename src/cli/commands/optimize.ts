@@ -216,6 +216,11 @@ export async function runOptimizeCommand(input: OptionsInput<typeof OPTIMIZE_OPT
   } finally {
     bar?.stop();
   }
+  // The official scores are not what the designs earned when answers were refused for lack of budget: say so.
+  if (report.testBudgetExhausted)
+    io.err(
+      'memsteer: warning: the LLM budget ran out during the final official test; its scores are incomplete (re-run with more budget)\n',
+    );
   if (f.json) {
     io.out(`${JSON.stringify(report, null, 2)}\n`);
     return report;

@@ -279,6 +279,16 @@ export function answerPicks(ctx: RuleContext, u: Utterance): AnswerPick[] {
 /** (record, answer) pairs already asked for, per history. */
 const askedCache = new WeakMap<RuleContext, Set<string>>();
 
+/**
+ * The (record, answer) keys asked for so far in this history, in the order they were asked: the generator's only
+ * memory across bundles, so a resumed run journals and restores it to make the same questions.
+ */
+export function askedKeys(ctx: RuleContext): Set<string> {
+  let asked = askedCache.get(ctx);
+  if (!asked) askedCache.set(ctx, (asked = new Set()));
+  return asked;
+}
+
 function weighted<T extends { w: number }>(items: readonly T[], rng: Rng): T | undefined {
   if (!items.length) return undefined;
   let pick = items.reduce((a, c) => a + c.w, 0) * rng.next();
