@@ -98,8 +98,8 @@ function directSandbox(design: MemoryDesign, h: HostTools): Sandbox {
       }
       const value = memory.units.map((u) => ({
         id: u.id,
+        text: u.text,
         sources: u.sources,
-        textLength: u.text.length,
         ...(u.time ? { time: u.time } : {}),
       }));
       return { ok: true, value, ...stats(emptyMeter(), t) };

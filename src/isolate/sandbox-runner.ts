@@ -26,14 +26,17 @@ type Stage = StageFailure['stage'];
 const HitsSchema = z.array(z.object({ unit: z.string().min(1), score: z.number().refine(Number.isFinite) }));
 const ContextSchema = z.object({ text: z.string(), units: z.array(z.string()) });
 const StoreSchema = z.object({ units: z.number().int().nonnegative(), textChars: z.number().int().nonnegative() });
-const UnitsSchema = z.array(
-  z.object({
-    id: z.string().min(1),
-    sources: z.array(z.string()),
-    time: z.string().optional(),
-    textLength: z.number().int().nonnegative(),
-  }),
-);
+const UnitsPageSchema = z.object({
+  units: z.array(
+    z.object({
+      id: z.string().min(1),
+      text: z.string(),
+      sources: z.array(z.string()),
+      time: z.string().optional(),
+    }),
+  ),
+  next: z.number().int().positive().nullable(),
+});
 
 const EMPTY_METER: ToolMeter = { toolCalls: {}, log: [], logDropped: 0, llmTokens: { prompt: 0, completion: 0 }, bm25CacheHits: 0 };
 
@@ -152,8 +155,21 @@ class IsolateSandbox implements Sandbox {
     return this.#run('store', 'store', 'store', JSON.stringify(records), StoreSchema);
   }
 
-  memoryUnits(): Promise<StageResult<UnitProvenance[]>> {
-    return this.#run('units', 'store', 'units', '', UnitsSchema);
+  async memoryUnits(): Promise<StageResult<UnitProvenance[]>> {
+    // Pages keep every crossing well under maxResultChars even when JSON escaping inflates the text.
+    const maxChars = Math.max(1000, Math.floor(this.#limits.maxResultChars / 8));
+    const units: UnitProvenance[] = [];
+    let from = 0;
+    let ms = 0;
+    for (;;) {
+      const page = await this.#run('units', 'store', 'units', JSON.stringify({ from, maxChars }), UnitsPageSchema);
+      ms += page.ms;
+      if (!page.ok) return { ...page, ms };
+      for (const u of page.value.units) units.push(u);
+      if (page.value.next === null) return { ...page, ok: true, value: units, ms };
+      if (page.value.next <= from) return { ...page, ok: false, failure: { stage: 'store', kind: 'malformed', message: 'unit pages did not advance' }, ms };
+      from = page.value.next;
+    }
   }
 
   retrieve(question: Question): Promise<StageResult<Hit[]>> {
