@@ -167,7 +167,8 @@ class IsolateSandbox implements Sandbox {
       if (!page.ok) return { ...page, ms };
       for (const u of page.value.units) units.push(u);
       if (page.value.next === null) return { ...page, ok: true, value: units, ms };
-      if (page.value.next <= from) return { ...page, ok: false, failure: { stage: 'store', kind: 'malformed', message: 'unit pages did not advance' }, ms };
+      if (page.value.next <= from)
+        return { ...page, ok: false, failure: { stage: 'store', kind: 'malformed', message: 'unit pages did not advance' }, ms };
       from = page.value.next;
     }
   }

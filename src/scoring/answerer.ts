@@ -111,7 +111,10 @@ export function cleanAnswer(text: string): string {
  */
 export function toEvalAnswerer(answerer: Answerer): {
   readonly id: string;
-  answer(question: Pick<QAItem, 'question' | 'date'>, context: string): Promise<{ answer: string; promptTokens?: number; completionTokens?: number }>;
+  answer(
+    question: Pick<QAItem, 'question' | 'date'>,
+    context: string,
+  ): Promise<{ answer: string; promptTokens?: number; completionTokens?: number }>;
 } {
   return {
     id: answerer.id,
