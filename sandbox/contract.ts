@@ -35,7 +35,8 @@ export interface SourceRecord {
  *  - (a record with no words at all: its trimmed text, verbatim).
  * Each carried record needs its own span: claims are checked longest record first and words already credited to
  * one record cannot be credited to another. An honest summary meets the rule by quoting 8 words of each record it
- * names (or the whole record when shorter). Ids of records the design was not given never count.
+ * names (or the whole record when shorter). Ids of records the design was not given never count, and the host's
+ * search for spans is bounded in proportion to the text and the claims (claims left past the bound do not count).
  *
  * Everything the host scores reads verified sources only: evidence recall@k, recall at the token budget,
  * context recall, failure diagnosis (storage vs retrieval) and the `evidence` of `createMemory().search()`.

@@ -59,6 +59,20 @@ describe('verified provenance (the MemoryUnit.sources rule)', () => {
     expect(verifySources(text, ['long', 'bike'], words).verified).toEqual(['bike', 'long']);
   });
 
+  it('bounds the work of checking a unit that claims thousands of overlapping records', () => {
+    // 20,000 words of "a", 3,000 claimed records of eight "a"s: at most 2,500 disjoint spans exist, and the search
+    // for free spans stops at a work bound proportional to the text instead of scanning it once per claim.
+    const many = Array.from({ length: 3000 }, (_, i) => ({ id: `a${i}`, text: 'a a a a a a a a' }));
+    const r = verifySources(
+      'a '.repeat(20_000),
+      many.map((m) => m.id),
+      new RecordWords(many),
+    );
+    expect(r.verified.length).toBeGreaterThan(0);
+    expect(r.verified.length).toBeLessThanOrEqual(2500);
+    expect(r.verified.length + r.unverified.length).toBe(3000);
+  });
+
   it('matches a record without words by its trimmed text, and never an empty record', () => {
     expect(verifySources('party time 🎉🎉!', ['emoji', 'blank'], words)).toEqual({ verified: ['emoji'], unverified: ['blank'] });
   });

@@ -31,63 +31,84 @@ export interface VerifiedSources {
 
 /** A text prepared for repeated span searches. */
 interface Haystack {
-  /** ' w1 w2 … wn ' (a space before and after every word, so a match is always whole words). */
-  joined: string;
-  /** Character offset of word i in `joined`. */
-  starts: number[];
+  words: string[];
+  /** Word → its positions, ascending (built on first search). */
+  positions: Map<string, number[]> | null;
   /** Words already credited to a record. */
   used: Uint8Array;
   raw: string;
+  /**
+   * Work left (word comparisons and occurrences visited). The host does this work outside any sandbox time limit,
+   * so it is bounded in proportion to the input; claims left when it runs out are not verified.
+   */
+  steps: number;
 }
+
+/** Steps of search allowed per word of text and claimed record (an honest unit needs a few per word). */
+const STEPS_PER_WORD = 200;
 
 function words(text: string): string[] {
   return tokenize(text.replace(/’/g, "'"));
 }
 
-function haystack(text: string): Haystack {
+function haystack(text: string, claimedWords: number): Haystack {
   const ws = words(text);
-  const starts: number[] = [];
-  let joined = ' ';
-  for (const w of ws) {
-    starts.push(joined.length);
-    joined += `${w} `;
-  }
-  return { joined, starts, used: new Uint8Array(ws.length), raw: text };
+  return {
+    words: ws,
+    positions: null,
+    used: new Uint8Array(ws.length),
+    raw: text,
+    steps: STEPS_PER_WORD * (ws.length + claimedWords) + 10_000,
+  };
 }
 
-/** Index of the word starting at character `offset` of `joined` (offset is always a word start). */
-function wordAt(h: Haystack, offset: number): number {
-  let lo = 0;
-  let hi = h.starts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (h.starts[mid]! < offset) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+function positionsOf(h: Haystack): Map<string, number[]> {
+  if (h.positions) return h.positions;
+  const m = new Map<string, number[]>();
+  h.words.forEach((w, i) => {
+    const list = m.get(w);
+    if (list) list.push(i);
+    else m.set(w, [i]);
+  });
+  h.positions = m;
+  return m;
 }
 
-/** Finds a free occurrence of the word sequence `needle` (length n) and marks it used; returns its first word or -1. */
-function claimSpan(h: Haystack, needle: string, n: number): number {
-  const pattern = ` ${needle} `;
-  let from = 0;
-  for (;;) {
-    const at = h.joined.indexOf(pattern, from);
-    if (at < 0) return -1;
-    const first = wordAt(h, at + 1);
-    let free = true;
-    for (let i = first; i < first + n; i++) {
-      if (h.used[i]) {
-        free = false;
+/**
+ * Finds a free occurrence of the word sequence `seq[from, from + n)` and marks it used; returns its first word or
+ * -1. Occurrences are found through the sequence's rarest word, so a claim costs about its own length.
+ */
+function claimSpan(h: Haystack, seq: readonly string[], from: number, n: number): number {
+  const positions = positionsOf(h);
+  let anchor = -1;
+  let anchorHits: number[] | undefined;
+  for (let i = 0; i < n; i++) {
+    const hits = positions.get(seq[from + i]!);
+    if (!hits) return -1;
+    if (!anchorHits || hits.length < anchorHits.length) {
+      anchor = i;
+      anchorHits = hits;
+    }
+  }
+  h.steps -= n;
+  for (const at of anchorHits!) {
+    if (--h.steps < 0) return -1;
+    const first = at - anchor;
+    if (first < 0 || first + n > h.words.length) continue;
+    let ok = true;
+    for (let i = 0; i < n; i++) {
+      h.steps--;
+      if (h.used[first + i] || h.words[first + i] !== seq[from + i]) {
+        ok = false;
         break;
       }
     }
-    if (free) {
+    if (ok) {
       h.used.fill(1, first, first + n);
       return first;
     }
-    from = at + 1;
   }
+  return -1;
 }
 
 /** Where in `h` the record is carried (a word index; raw-text records sort after words), or null. */
@@ -96,14 +117,15 @@ function locate(h: Haystack, recordWords: readonly string[], rawText: string): n
   if (n === 0) {
     const t = rawText.trim();
     if (t === '') return null;
-    const at = h.raw.indexOf(t);
-    return at < 0 ? null : h.starts.length + at;
+    h.steps -= Math.ceil(h.raw.length / 64);
+    const at = h.steps < 0 ? -1 : h.raw.indexOf(t);
+    return at < 0 ? null : h.words.length + at;
   }
-  const whole = claimSpan(h, recordWords.join(' '), n);
+  const whole = claimSpan(h, recordWords, 0, n);
   if (whole >= 0) return whole;
   if (n <= QUOTE_WORDS) return null;
-  for (let i = 0; i + QUOTE_WORDS <= n; i++) {
-    const at = claimSpan(h, recordWords.slice(i, i + QUOTE_WORDS).join(' '), QUOTE_WORDS);
+  for (let i = 0; i + QUOTE_WORDS <= n && h.steps > 0; i++) {
+    const at = claimSpan(h, recordWords, i, QUOTE_WORDS);
     if (at >= 0) return at;
   }
   return null;
@@ -152,7 +174,10 @@ export function verifySources(text: string, claimed: readonly string[], records:
     else candidates.push({ id, words: w, order });
   });
   if (candidates.length === 0) return { verified: [], unverified: unique };
-  const h = haystack(text);
+  const h = haystack(
+    text,
+    candidates.reduce((n, c) => n + c.words.length, 0),
+  );
   // Longest first: a long record's span is claimed before a short record could take words out of it.
   candidates.sort((a, b) => b.words.length - a.words.length || a.order - b.order);
   const found: Array<{ id: string; at: number }> = [];
