@@ -23,10 +23,29 @@ export interface SourceRecord {
   meta?: Record<string, string | number | boolean>;
 }
 
-/** A piece of memory. `sources` is its provenance: the record ids its text came from. */
+/**
+ * A piece of memory. `sources` is its provenance: the record ids its text came from.
+ *
+ * **Verified provenance.** The host credits a source only when the unit's text verifiably carries it. Texts are
+ * compared as word sequences (`tools.text.tokenize`: lower-cased letters and digits, inner apostrophes and
+ * hyphens; ’ reads as '), so spacing, line breaks, punctuation and case do not matter. A unit carries record r
+ * when its text holds
+ *  - r's whole word sequence, or
+ *  - for a record of more than 8 words, any 8 consecutive words of r (a quote);
+ *  - (a record with no words at all: its trimmed text, verbatim).
+ * Each carried record needs its own span: claims are checked longest record first and words already credited to
+ * one record cannot be credited to another. An honest summary meets the rule by quoting 8 words of each record it
+ * names (or the whole record when shorter). Ids of records the design was not given never count, and the host's
+ * search for spans is bounded in proportion to the text and the claims (claims left past the bound do not count).
+ *
+ * Everything the host scores reads verified sources only: evidence recall@k, recall at the token budget,
+ * context recall, failure diagnosis (storage vs retrieval) and the `evidence` of `createMemory().search()`.
+ * Claimed sources that fail the rule are counted per question in the trace (`unverifiedSources`).
+ */
 export interface MemoryUnit {
   id: string;
   text: string;
+  /** Record ids this unit's text carries (see the rule above: a claim the host verifies, not a credit). */
   sources: string[];
   time?: string;
   /** Free-form annotations a design keeps with the unit (thread, speaker, level…). */
@@ -41,6 +60,7 @@ export interface Memory {
 
 /** A question. When `date` is set only history up to that date may reach the context (the host enforces it). */
 export interface Question {
+  /** Opaque, per evaluation: it says nothing about the question's source or split and differs between runs. */
   id: string;
   text: string;
   /** ISO date (YYYY-MM-DD) or date-time. */
@@ -53,14 +73,24 @@ export interface Hit {
   score: number;
 }
 
-/** What the fixed answerer reads, and which units it was built from (in the order they appear). */
+/**
+ * What the fixed answerer reads, and which units it was built from (in the order they appear).
+ *
+ * **Delivered = what the answerer receives.** The host cuts `text` to the budget first; then a record counts as
+ * delivered only when it is a verified source of a listed unit *and* the cut text itself carries it (the
+ * {@link MemoryUnit} rule applied to the delivered text). Listing a unit whose text was cut off, or never written
+ * into `text`, delivers nothing; so a declaration costs exactly the budget of the text it stands for.
+ */
 export interface Context {
   text: string;
   units: string[];
 }
 
 export interface Budget {
-  /** Upper bound on `countTokens(context.text)`; the host truncates and records a violation past it. */
+  /**
+   * Upper bound on `countTokens(context.text)` (o200k_base BPE tokens); the host cuts the text after the last
+   * whole word within it and records the original size.
+   */
   tokens: number;
 }
 
@@ -145,7 +175,7 @@ export interface Tools {
   text: TextTool;
   embed: EmbedTool;
   llm: LlmTool;
-  /** Tokens as the answerer's budget counts them. */
+  /** Tokens as the answerer's budget counts them: the o200k_base BPE encoding (GPT-4o's), whitespace included. */
   countTokens(text: string): number;
   /** A capped trace that reaches the proposer; past the cap entries are dropped and counted. */
   log(message: string): void;

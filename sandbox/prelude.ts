@@ -291,25 +291,28 @@ function takeContext(c) {
   return JSONstringify({ text: c.text, units: units });
 }
 
-function unitsReport() {
+// One page of units with their text, from index 'from' until about 'maxChars' characters; 'next' is null at the end.
+// The host reads the text to verify each unit's sources against the records (see MemoryUnit.sources).
+function unitsReport(arg) {
   if (memory === null) throw new Malformed('no memory yet: store has not succeeded');
-  unitIndex = indexUnits(memory.units, 'memory');
+  var from = arg && typeof arg.from === 'number' ? arg.from : 0;
+  var maxChars = arg && typeof arg.maxChars === 'number' ? arg.maxChars : MAX_RESULT;
+  if (from === 0) unitIndex = indexUnits(memory.units, 'memory');
   var out = [];
-  for (var j = 0; j < memory.units.length; j++) {
+  var chars = 0;
+  var j = from;
+  for (; j < memory.units.length; j++) {
     var u = memory.units[j];
-    var r = { id: u.id, sources: u.sources, textLength: u.text.length };
+    var size = u.text.length + 64;
+    for (var k = 0; k < u.sources.length; k++) size += u.sources[k].length + 3;
+    if (out.length > 0 && chars + size > maxChars) break;
+    chars += size;
+    // A unit longer than a page crosses cut to one: sources past the cut cannot be verified.
+    var r = { id: u.id, sources: u.sources, text: u.text.length > maxChars ? slice(u.text, 0, maxChars) : u.text };
     if (u.time !== undefined) r.time = u.time;
-    out[j] = r;
+    push(out, r);
   }
-  return JSONstringify(out);
-}
-
-// Texts of the named units ('' for an unknown id), for host-side scoring of what a context delivered.
-function unitTexts(ids) {
-  if (memory === null) throw new Malformed('no memory yet: store has not succeeded');
-  var out = [];
-  for (var j = 0; j < ids.length; j++) out[j] = knownUnit(ids[j]) ? mapGet(unitIndex, ids[j]).text : '';
-  return JSONstringify(out);
+  return JSONstringify({ units: out, next: j < memory.units.length ? j : null });
 }
 
 function encode(json) {
@@ -337,9 +340,8 @@ function call(op, argJson) {
   pending = null;
   try {
     if (design === null) return 'Mthe design is not loaded';
-    if (op === 'units') return encode(unitsReport());
     var arg = JSONparse(argJson);
-    if (op === 'texts') return encode(unitTexts(arg));
+    if (op === 'units') return encode(unitsReport(arg));
     var r;
     if (op === 'store') {
       var ids = new SetC();

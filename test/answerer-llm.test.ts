@@ -73,11 +73,10 @@ describe('answerer', () => {
   it("adapts to the evaluation loop's EvalAnswerer", async () => {
     const client = new FakeClient(['answerer'], () => 'Sweden');
     const e = toEvalAnswerer(createAnswerer({ client, model: 'm' }));
-    const r = await e.answer(
-      { id: 'q', history: 'h', question: 'Where from?', answer: 'Sweden', answerType: 'text', evidence: [] },
-      context,
-    );
+    const r = await e.answer({ question: 'How many times did she visit Sweden?' }, context);
     expect(r).toEqual({ answer: 'Sweden', promptTokens: 100, completionTokens: 5 });
+    // No answer type reaches the answerer in evaluation: nothing derived from the gold answer.
+    expect(client.requests[0]!.messages[1]!.content).not.toMatch(/Answer with/);
   });
   it('cleans model decorations off answers', () => {
     expect(cleanAnswer('  Short answer: Sweden.\nBecause…')).toBe('Sweden');

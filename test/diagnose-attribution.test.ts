@@ -3,9 +3,20 @@ import { diagnose, provenanceFromMemories, summarizeDiagnosis } from '../src/dia
 import type { QAItem } from '../src/history/record.ts';
 import { qa, trace } from './fixtures/edits/qa-traces.ts';
 
-// Memory of h1 holds r1..r6 in some unit's sources; r9 was dropped at store time.
+// Memory of h1 carries r1..r6 in some unit's text; r9 was dropped at store time, and the unit that still names it
+// as a source does not carry its text (a claim, not provenance).
+const text = (id: string) => `record ${id} says something about the ${id} topic of the day`;
+const records = ['r1', 'r2', 'r3', 'r4', 'r5', 'r6', 'r7', 'r8', 'r9'].map((id) => ({ id, text: text(id) }));
 const provenance = provenanceFromMemories([
-  { history: 'h1', units: [{ sources: ['r1', 'r2'] }, { sources: ['r3'] }, { sources: ['r4', 'r5', 'r6'] }] },
+  {
+    history: 'h1',
+    records,
+    units: [
+      { text: `${text('r1')}\n${text('r2')}`, sources: ['r1', 'r2'] },
+      { text: text('r3'), sources: ['r3', 'r9'] },
+      { text: [text('r4'), text('r5'), text('r6')].join(' '), sources: ['r4', 'r5', 'r6'] },
+    ],
+  },
 ]);
 
 const items = [

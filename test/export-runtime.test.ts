@@ -105,6 +105,30 @@ describe.each([
     }
   });
 
+  it('gives as evidence only the records the delivered text verifiably carries, whatever the design claims', async () => {
+    // Every unit claims every record; the context lists every unit but writes one of them.
+    const claiming = DESIGN.replace('sources: [r.id]', 'sources: records.map((x) => x.id)').replace(
+      "return { text: units.map((id) => byId.get(id)!.text).join('\\n') + filler, units };",
+      'return { text: byId.get(units[0]!)!.text + filler, units: memory.units.map((u) => u.id) };',
+    );
+    expect(claiming).toContain('units: memory.units.map((u) => u.id) }');
+    expect(claiming).toContain('sources: records.map');
+    const memory = await createMemory({ design: claiming, sandbox, budget: 20 });
+    try {
+      await memory.add(RECORDS);
+      const r = await memory.search('Lisbon flight');
+      expect(r.context).toBe('Your flight to Lisbon is confirmed.');
+      expect(r.evidence.map((e) => e.record)).toEqual(['r3']);
+      expect(r.units).toEqual(['u-r3']);
+      // Cut by the budget: the filler is gone and nothing it stood for is credited.
+      const cut = await memory.search('LONG Lisbon flight');
+      expect(cut.truncatedFrom).toBeGreaterThan(20);
+      expect(cut.evidence.map((e) => e.record)).toEqual(['r3']);
+    } finally {
+      await memory.close();
+    }
+  });
+
   it('reports design failures with stage and reason, and keeps the memory usable', async () => {
     const memory = await open();
     try {

@@ -7,6 +7,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { MemoryDesign, Question, SourceRecord, Tools } from '../sandbox/contract.ts';
 import { compileDesign } from '../src/design/compile.ts';
+import { VerifiedMemory } from '../src/evaluate/verified-memory.ts';
 import { toolsFromHost } from '../src/isolate/direct-sandbox.ts';
 import { createHostTools } from '../src/isolate/host-tools/host-tools.ts';
 import { countTokens } from '../src/text/text.ts';
@@ -90,8 +91,12 @@ async function run(design: MemoryDesign, t: Tools, budgetTokens: number) {
     const ctx = await design.context(q, hits, memory, t, { tokens: budgetTokens });
     const byId = new Map(memory.units.map((u) => [u.id, u]));
     for (const id of ctx.units) expect(byId.has(id), `unknown unit ${id}`).toBe(true);
-    const delivered = [...new Set(ctx.units.flatMap((id) => byId.get(id)!.sources))];
-    const rankedSources = [...new Set(hits.flatMap((h) => byId.get(h.unit)?.sources ?? []))];
+    // Delivered as the host credits it: verified sources of the listed units that the context text carries.
+    const verified = new VerifiedMemory(memory.units, RECORDS);
+    const delivered = verified.delivered(ctx.text, ctx.units).records;
+    const rankedSources = verified.rankedRecords(hits.map((h) => h.unit));
+    // An honest seed's units quote every record they name.
+    expect(verified.unverifiedCount(memory.units.map((u) => u.id))).toBe(0);
     out.push({ id: q.id, delivered, rankedSources, tokens: countTokens(ctx.text), text: ctx.text });
   }
   return out;

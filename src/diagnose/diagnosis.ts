@@ -7,7 +7,8 @@ import { Objective } from '../config/run-options.ts';
 /**
  * Evidence-guided failure attribution. For a failed question, its gold evidence says where the design lost it:
  * - all evidence delivered in the context → `answering` (the answerer had what it needed);
- * - some missing, and a missing record is in no memory unit's sources → `storage` (memory cannot produce it);
+ * - some missing, and no memory unit verifiably carries a missing record → `storage` (memory cannot produce it);
+ * Delivered and carried are the host's verified notions (src/scoring/provenance.ts), never the design's claims.
  * - some missing, all of them recoverable from memory → `retrieval` (stored but not ranked/delivered).
  * A stage that failed is `error`; a failure without gold evidence cannot be attributed (`unattributed`).
  */
@@ -34,7 +35,7 @@ export const QuestionDiagnosisSchema = z.object({
   evidence: z.array(z.string()),
   /** Evidence records not delivered in the context. */
   missing: z.array(z.string()),
-  /** Missing records that no memory unit has among its sources. */
+  /** Missing records that no memory unit verifiably carries. */
   unrecoverable: z.array(z.string()),
   /** 1-based rank of each missing record among the ranked records, null when it was not ranked at all. */
   missingRanks: z.record(z.string(), z.number().int().positive().nullable()),

@@ -16,10 +16,10 @@ import type {
   SandboxFactory,
   StageFailure,
   ToolMeter,
-  UnitProvenance,
 } from '../isolate/sandbox-api.ts';
 import { verifiedUnitTexts } from '../scoring/marginal-utility.ts';
 import { visibleRecords } from './date-filter.ts';
+import { VerifiedMemory } from './verified-memory.ts';
 
 /** What the host sends for one group (the program and records travel as blobs, by key). */
 export interface GroupTask {
@@ -31,7 +31,8 @@ export interface GroupTask {
   questions: Question[];
   /**
    * Gold evidence record ids per question id. Never shown to the design: the child only intersects them with
-   * the memory's provenance, so diagnosis can tell storage failures (evidence in no unit) from retrieval ones.
+   * the memory's verified provenance, so diagnosis can tell storage failures (evidence in no unit) from retrieval
+   * ones.
    */
   gold: Record<string, string[]>;
   budget: Budget;
@@ -41,7 +42,7 @@ export interface GroupTask {
   toolOptions: Pick<HostToolsOptions, 'llmTokensPerQuestion' | 'llmTokensPerStore' | 'logMaxLines' | 'logMaxChars' | 'bm25MaxDocs'>;
   /** Ranked units kept per question (with provenance). */
   rankCap: number;
-  /** Ranked records kept per question (units expanded to sources). */
+  /** Ranked records kept per question (units expanded to verified sources). */
   recordCap: number;
   /** When set, collect up to this many delivered unit texts per question for marginal utility (absent: none). */
   marginalUnits?: number;
@@ -52,17 +53,24 @@ export interface GroupTask {
 /** The design's work for one question, before answering. */
 export interface QuestionRun {
   id: string;
+  /** Ranked units (capped) with their verified sources. */
   ranked: Array<{ unit: string; score: number; sources: string[] }>;
+  /** Ranked units expanded to verified records (see VerifiedMemory.rankedRecords). */
   rankedRecords: string[];
+  /** Verified records of the ranked units that fit the context budget (see VerifiedMemory.budgetRecords). */
+  budgetRecords: string[];
+  /** Declared units that delivered a record, and the records the delivered (budget-cut) text carries. */
   delivered: string[];
   deliveredRecords: string[];
+  /** Claimed sources that failed verification, over the ranked (capped) and declared units. */
+  unverifiedSources: number;
   context: { text: string; tokens: number; truncatedFrom?: number } | null;
   failure?: StageFailure;
   timeMs: { retrieve: number; context: number };
   toolCalls: Record<string, number>;
   log: string[];
   llmTokens: { prompt: number; completion: number };
-  /** The question's gold evidence records that some memory unit names as a source (recoverable from memory). */
+  /** The question's gold evidence records that some memory unit verifiably carries (recoverable from memory). */
   recoverable: string[];
   /** With `marginalUnits`: the delivered unit texts found in the context, in reading order (see verifiedUnitTexts). */
   marginalTexts?: string[];
@@ -117,7 +125,6 @@ export async function runGroup(
   bridge: Pick<HostToolsOptions, 'llm' | 'embedder'>,
 ): Promise<GroupResult> {
   const records = visibleRecords(allRecords, task.cutoff);
-  const visibleIds = new Set(records.map((r) => r.id));
   const result: GroupResult = {
     visibleRecords: records.length,
     units: 0,
@@ -130,7 +137,7 @@ export async function runGroup(
   };
   const tools = factory.createHostTools({ ...task.toolOptions, ...bridge });
   let sandbox: Sandbox | null = null;
-  let provenance = new Map<string, string[]>();
+  let memory = new VerifiedMemory([], []);
 
   // Creates an isolate and stores the visible records; returns a failure when it cannot.
   const load = async (): Promise<StageFailure | null> => {
@@ -147,7 +154,7 @@ export async function runGroup(
     const units = await sandbox.memoryUnits();
     result.storeMs += units.ms;
     if (!units.ok) return { ...units.failure, stage: 'store' };
-    provenance = provenanceMap(units.value, visibleIds);
+    memory = new VerifiedMemory(units.value, records);
     return null;
   };
 
@@ -196,8 +203,8 @@ export async function runGroup(
           continue;
         }
       }
-      const run = await runQuestion(sandbox!, q, task, provenance);
-      run.recoverable = recoverableGold(task.gold[q.id], provenance);
+      const run = await runQuestion(sandbox!, q, task, memory);
+      run.recoverable = memory.recoverable(task.gold[q.id] ?? []);
       result.questions.push(run);
       spent.retrieve += run.timeMs.retrieve;
       spent.context += run.timeMs.context;
@@ -219,20 +226,8 @@ export async function runGroup(
   }
 }
 
-async function runQuestion(sandbox: Sandbox, q: Question, task: GroupTask, provenance: Map<string, string[]>): Promise<QuestionRun> {
-  const run: QuestionRun = {
-    id: q.id,
-    ranked: [],
-    rankedRecords: [],
-    delivered: [],
-    deliveredRecords: [],
-    context: null,
-    timeMs: { retrieve: 0, context: 0 },
-    toolCalls: {},
-    log: [],
-    llmTokens: { prompt: 0, completion: 0 },
-    recoverable: [],
-  };
+async function runQuestion(sandbox: Sandbox, q: Question, task: GroupTask, memory: VerifiedMemory): Promise<QuestionRun> {
+  const run = emptyRun(q.id);
   const retrieved = await sandbox.retrieve(q);
   run.timeMs.retrieve = retrieved.ms;
   mergeMeter(run, retrieved);
@@ -241,52 +236,46 @@ async function runQuestion(sandbox: Sandbox, q: Question, task: GroupTask, prove
     return run;
   }
   const hits: Hit[] = retrieved.value;
-  run.ranked = hits.slice(0, task.rankCap).map((h) => ({ unit: h.unit, score: h.score, sources: provenance.get(h.unit) ?? [] }));
-  run.rankedRecords = expand(
-    hits.map((h) => h.unit),
-    provenance,
-    task.recordCap,
-  );
+  const order = hits.map((h) => h.unit);
+  const top = hits.slice(0, task.rankCap);
+  run.ranked = top.map((h) => ({ unit: h.unit, score: h.score, sources: memory.check(h.unit).verified }));
+  run.rankedRecords = memory.rankedRecords(order, task.recordCap);
+  run.budgetRecords = memory.budgetRecords(order, task.budget.tokens);
   const ctx = await sandbox.context(q, hits, task.budget);
   run.timeMs.context = ctx.ms;
   mergeMeter(run, ctx);
+  run.unverifiedSources = memory.unverifiedCount(top.map((h) => h.unit));
   if (!ctx.ok) {
     run.failure = ctx.failure;
     return run;
   }
-  run.delivered = ctx.value.units;
-  run.deliveredRecords = expand(ctx.value.units, provenance, Infinity);
+  const delivered = memory.delivered(ctx.value.text, ctx.value.units);
+  run.delivered = delivered.units;
+  run.deliveredRecords = delivered.records;
+  run.unverifiedSources = memory.unverifiedCount([...top.map((h) => h.unit), ...ctx.value.units]);
   run.context = {
     text: ctx.value.text,
     tokens: ctx.value.tokens,
     ...(ctx.value.truncatedFrom !== undefined ? { truncatedFrom: ctx.value.truncatedFrom } : {}),
   };
   if (task.marginalUnits) {
-    // Declared ids beyond a few hundred cannot all be in a budgeted context; the cap bounds the copy.
-    const ids = [...new Set(ctx.value.units)].slice(0, MARGINAL_ID_CAP);
-    const texts = await sandbox.unitTexts(ids);
-    if (!texts.ok) {
-      run.failure = texts.failure;
-      return run;
-    }
-    const units = ids.map((id, i) => ({ id, text: texts.value[i] ?? '' }));
+    // Texts as the host read them at store time: a unit the design declares but never stored contributes nothing.
+    const units = [...new Set(ctx.value.units)].map((id) => ({ id, text: memory.text(id) }));
     run.marginalTexts = verifiedUnitTexts(ctx.value.text, units, task.marginalUnits);
   }
   return run;
 }
 
-const MARGINAL_ID_CAP = 400;
-
-/** A question that never ran (its group or its own stage failed), with the failure recorded. */
-export function failedRun(id: string, failure: StageFailure): QuestionRun {
+function emptyRun(id: string): QuestionRun {
   return {
     id,
     ranked: [],
     rankedRecords: [],
+    budgetRecords: [],
     delivered: [],
     deliveredRecords: [],
+    unverifiedSources: 0,
     context: null,
-    failure,
     timeMs: { retrieve: 0, context: 0 },
     toolCalls: {},
     log: [],
@@ -295,45 +284,9 @@ export function failedRun(id: string, failure: StageFailure): QuestionRun {
   };
 }
 
-/** Gold records that appear among the memory's (visible) sources. */
-function recoverableGold(gold: readonly string[] | undefined, provenance: Map<string, string[]>): string[] {
-  if (!gold?.length) return [];
-  const want = new Set(gold);
-  const found = new Set<string>();
-  for (const sources of provenance.values()) {
-    for (const s of sources) if (want.has(s)) found.add(s);
-    if (found.size === want.size) break;
-  }
-  return gold.filter((g) => found.has(g));
-}
-
-/**
- * Unit id → its sources, keeping only ids of records this group could see: a design cannot earn evidence
- * recall by naming records it was never given.
- */
-export function provenanceMap(units: readonly UnitProvenance[], visible: ReadonlySet<string>): Map<string, string[]> {
-  const m = new Map<string, string[]>();
-  for (const u of units)
-    m.set(
-      u.id,
-      u.sources.filter((s) => visible.has(s)),
-    );
-  return m;
-}
-
-/** Units expanded to their source records in order, de-duplicated, at most `cap`. */
-export function expand(units: readonly string[], provenance: ReadonlyMap<string, string[]>, cap = Infinity): string[] {
-  const out: string[] = [];
-  const seen = new Set<string>();
-  for (const u of units) {
-    for (const s of provenance.get(u) ?? []) {
-      if (seen.has(s)) continue;
-      seen.add(s);
-      out.push(s);
-      if (out.length >= cap) return out;
-    }
-  }
-  return out;
+/** A question that never ran (its group or its own stage failed), with the failure recorded. */
+export function failedRun(id: string, failure: StageFailure): QuestionRun {
+  return { ...emptyRun(id), failure };
 }
 
 function mergeMeter(

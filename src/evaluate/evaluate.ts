@@ -20,6 +20,7 @@
  * group it was running (kind `crash`, with exit code / signal / stderr) and the pool replaces it. The run
  * always goes on and always returns a trace per question.
  */
+import { createHash } from 'node:crypto';
 import type { Budget, Question, SourceRecord } from '../../sandbox/contract.ts';
 import { InputError } from '../errors.ts';
 import type { History, QAItem } from '../history/record.ts';
@@ -99,11 +100,18 @@ export function createEvalPool(options: EvalPoolOptions = {}): EvalPool {
 
 // ───────────────────────────── answering and scoring (injected) ─────────────────────────────
 
-/** The fixed answerer as evaluation uses it (src/scoring/answerer.ts provides the real ones). */
+/**
+ * The fixed answerer as evaluation uses it (src/scoring/answerer.ts provides the real ones). It is handed the
+ * question's text and date only, never the QA item: nothing derived from the gold answer (its answer type
+ * included) reaches it.
+ */
 export interface EvalAnswerer {
   /** Identifies the answerer and its prompt/model in cache keys. */
   readonly id: string;
-  answer(item: QAItem, context: string): Promise<{ answer: string; promptTokens?: number; completionTokens?: number }>;
+  answer(
+    question: Pick<QAItem, 'question' | 'date'>,
+    context: string,
+  ): Promise<{ answer: string; promptTokens?: number; completionTokens?: number }>;
 }
 
 /** Scores one question from its trace (src/scoring/score.ts provides it). */
@@ -281,6 +289,7 @@ export async function evaluateProgram<S>(options: EvaluateOptions<S>): Promise<E
     visible: number;
   }
   const planned: Planned[] = [];
+  const opaque = opaqueIds(options.questions, cacheKey);
   for (const history of usedHistories) {
     const items = itemsByHistory.get(history.id)!;
     const historyHash = historyContentHash(history);
@@ -295,8 +304,8 @@ export async function evaluateProgram<S>(options: EvaluateOptions<S>): Promise<E
           recordsKey: `records:${historyHash}`,
           history: history.id,
           cutoff: group.cutoff,
-          questions: group.questions.map(toQuestion),
-          gold: Object.fromEntries(group.questions.map((q) => [q.id, [...new Set(q.evidence.map((e) => e.record))]])),
+          questions: group.questions.map((q) => toQuestion(q, opaque.get(q)!)),
+          gold: Object.fromEntries(group.questions.map((q) => [opaque.get(q)!, [...new Set(q.evidence.map((e) => e.record))]])),
           budget: options.budget,
           limits,
           bridge: options.pool.bridge,
@@ -344,7 +353,7 @@ export async function evaluateProgram<S>(options: EvaluateOptions<S>): Promise<E
     const storeShare = p.items.length ? result.storeMs / p.items.length : 0;
     await Promise.all(
       p.items.map(async (item) => {
-        const run = runs.get(item.id);
+        const run = runs.get(opaque.get(item)!);
         recoverable[item.id] = result.failure ? [] : (run?.recoverable ?? []);
         const failure =
           result.failure ??
@@ -385,8 +394,26 @@ function provenanceOf(recoverable: Record<string, string[]>): RecoverableFn {
   return (_history, record, item) => sets.get(item.id)?.has(record) ?? false;
 }
 
-function toQuestion(q: QAItem): Question {
-  return q.date ? { id: q.id, text: q.question, date: q.date } : { id: q.id, text: q.question };
+/** The question as the design sees it: text, date, and an opaque id that says nothing about where it came from. */
+function toQuestion(q: QAItem, id: string): Question {
+  return q.date ? { id, text: q.question, date: q.date } : { id, text: q.question };
+}
+
+/**
+ * Per-evaluation question ids for the isolate. Official ids (`conv-26:q12`) look nothing like generated ones, so a
+ * design that saw them could behave differently on test questions; these are keyed hashes of the history and id
+ * (keyed by the evaluation's cache key, which the design cannot know), and the host maps results back.
+ */
+function opaqueIds(items: readonly QAItem[], key: string): Map<QAItem, string> {
+  const out = new Map<QAItem, string>();
+  const taken = new Set<string>();
+  for (const item of items) {
+    let id = `q-${createHash('sha256').update(`${key}\u0000${item.history}\u0000${item.id}`).digest('hex').slice(0, 16)}`;
+    for (let n = 2; taken.has(id); n++) id = `${id.split('~')[0]}~${n}`;
+    taken.add(id);
+    out.set(item, id);
+  }
+  return out;
 }
 
 async function answerAndScore<S>(
@@ -404,8 +431,10 @@ async function answerAndScore<S>(
     ...(item.category !== undefined ? { category: item.category } : {}),
     ranked: run?.ranked ?? [],
     rankedRecords: run?.rankedRecords ?? [],
+    budgetRecords: run?.budgetRecords ?? [],
     delivered: run?.delivered ?? [],
     deliveredRecords: run?.deliveredRecords ?? [],
+    unverifiedSources: run?.unverifiedSources ?? 0,
     contextTokens: run?.context?.tokens ?? 0,
     contextText: run?.context?.text ?? '',
     answer: null,
@@ -430,7 +459,8 @@ async function answerAndScore<S>(
     });
   if (!failure && run?.context) {
     try {
-      const a = await timed(() => options.answerer.answer(item, run.context!.text));
+      const asked = item.date ? { question: item.question, date: item.date } : { question: item.question };
+      const a = await timed(() => options.answerer.answer(asked, run.context!.text));
       trace.answer = a.answer;
       trace.llmTokens!.prompt += a.promptTokens ?? 0;
       trace.llmTokens!.completion += a.completionTokens ?? 0;

@@ -99,23 +99,11 @@ function directSandbox(design: MemoryDesign, h: HostTools): Sandbox {
       }
       const value = memory.units.map((u) => ({
         id: u.id,
+        text: u.text,
         sources: u.sources,
-        textLength: u.text.length,
         ...(u.time ? { time: u.time } : {}),
       }));
       return { ok: true, value, ...stats(emptyMeter(), t) };
-    },
-    async unitTexts(ids: string[]) {
-      const t = performance.now();
-      if (!memory) {
-        return {
-          ok: false,
-          failure: { stage: 'context', kind: 'malformed', message: 'no memory: store has not succeeded' },
-          ...stats(emptyMeter(), t),
-        };
-      }
-      const byId = new Map(memory.units.map((u) => [u.id, u.text]));
-      return { ok: true, value: ids.map((id) => byId.get(id) ?? ''), ...stats(emptyMeter(), t) };
     },
     retrieve(q: Question) {
       return call(`q:${q.id}`, () => design.retrieve(q, memory!, tools) as Hit[] | Promise<Hit[]>, 'retrieve');

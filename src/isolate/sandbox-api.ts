@@ -9,7 +9,7 @@
  *   createHostTools(options)                    → HostTools (one per sandbox; bm25 indexes are shared process-wide)
  *   createSandbox(program, hostTools, limits)   → Sandbox (a fresh isolate; memory lives inside it)
  *   sandbox.store(records)                      → replaces the memory with store(records)
- *   sandbox.memoryUnits()                       → provenance of every unit ({id, sources, time, textLength})
+ *   sandbox.memoryUnits()                       → every unit's text and claimed provenance ({id, text, sources, time})
  *   for each question: sandbox.retrieve(q) then sandbox.context(q, hits, budget)
  *   sandbox.dispose()
  *
@@ -213,17 +213,22 @@ export interface StoreSummary {
   textChars: number;
 }
 
-/** Provenance of one memory unit as the host sees it. */
+/**
+ * One memory unit as the host reads it: its text and the sources it claims. The host verifies the claims against
+ * the records (src/scoring/provenance.ts) before crediting any of them.
+ */
 export interface UnitProvenance {
   id: string;
+  /** The unit's text; a unit longer than one transfer page (maxResultChars / 8) arrives cut to that length. */
+  text: string;
   sources: string[];
   time?: string;
-  textLength: number;
 }
 
 /**
  * The context as delivered. Past the budget the host truncates the text to `budget.tokens` (countTokens)
- * and records the original size in `truncatedFrom`; `units` is kept as the design declared it.
+ * and records the original size in `truncatedFrom`; `units` is kept as the design declared it: a claim that
+ * evaluation checks against the delivered text (src/evaluate/verified-memory.ts), never a credit by itself.
  */
 export interface ContextOutcome {
   text: string;
@@ -240,12 +245,10 @@ export interface Sandbox {
   /** Runs `store(records)`; the resulting Memory replaces any previous one, inside the isolate. */
   store(records: SourceRecord[]): Promise<StageResult<StoreSummary>>;
   /**
-   * Provenance of the current memory's units, re-validated (the design may have grown memory since store).
-   * Fails with stage 'store', kind 'malformed' before any successful store.
+   * Text and claimed provenance of the current memory's units, re-validated (the design may have grown memory
+   * since store), read in pages. Fails with stage 'store', kind 'malformed' before any successful store.
    */
   memoryUnits(): Promise<StageResult<UnitProvenance[]>>;
-  /** The texts of the named units, in the order asked ('' for an id not in memory): what scoring needs of a context. */
-  unitTexts(ids: string[]): Promise<StageResult<string[]>>;
   /**
    * Ranked hits; every hit's unit exists in the memory and scores are finite (else 'malformed').
    * Retrieve and context of one question share its LLM budget (keyed by `question.id`).

@@ -19,23 +19,24 @@ import {
 } from './sandbox-api.ts';
 import { fitToBudget } from './host-tools/text-budget.ts';
 
-type Op = 'store' | 'retrieve' | 'context' | 'units' | 'texts';
+type Op = 'store' | 'retrieve' | 'context' | 'units';
 type Stage = StageFailure['stage'];
 
 // The prelude validates in the isolate; these re-check on the host, which is the side we trust.
 const HitsSchema = z.array(z.object({ unit: z.string().min(1), score: z.number().refine(Number.isFinite) }));
 const ContextSchema = z.object({ text: z.string(), units: z.array(z.string()) });
 const StoreSchema = z.object({ units: z.number().int().nonnegative(), textChars: z.number().int().nonnegative() });
-const UnitsSchema = z.array(
-  z.object({
-    id: z.string().min(1),
-    sources: z.array(z.string()),
-    time: z.string().optional(),
-    textLength: z.number().int().nonnegative(),
-  }),
-);
-
-const TextsSchema = z.array(z.string());
+const UnitsPageSchema = z.object({
+  units: z.array(
+    z.object({
+      id: z.string().min(1),
+      text: z.string(),
+      sources: z.array(z.string()),
+      time: z.string().optional(),
+    }),
+  ),
+  next: z.number().int().positive().nullable(),
+});
 
 const EMPTY_METER: ToolMeter = { toolCalls: {}, log: [], logDropped: 0, llmTokens: { prompt: 0, completion: 0 }, bm25CacheHits: 0 };
 
@@ -155,12 +156,22 @@ class IsolateSandbox implements Sandbox {
     return this.#run('store', 'store', 'store', JSON.stringify(records), StoreSchema);
   }
 
-  memoryUnits(): Promise<StageResult<UnitProvenance[]>> {
-    return this.#run('units', 'store', 'units', '', UnitsSchema);
-  }
-
-  unitTexts(ids: string[]): Promise<StageResult<string[]>> {
-    return this.#run('texts', 'context', 'texts', JSON.stringify(ids), TextsSchema);
+  async memoryUnits(): Promise<StageResult<UnitProvenance[]>> {
+    // Pages keep every crossing well under maxResultChars even when JSON escaping inflates the text.
+    const maxChars = Math.max(1000, Math.floor(this.#limits.maxResultChars / 8));
+    const units: UnitProvenance[] = [];
+    let from = 0;
+    let ms = 0;
+    for (;;) {
+      const page = await this.#run('units', 'store', 'units', JSON.stringify({ from, maxChars }), UnitsPageSchema);
+      ms += page.ms;
+      if (!page.ok) return { ...page, ms };
+      for (const u of page.value.units) units.push(u);
+      if (page.value.next === null) return { ...page, ok: true, value: units, ms };
+      if (page.value.next <= from)
+        return { ...page, ok: false, failure: { stage: 'store', kind: 'malformed', message: 'unit pages did not advance' }, ms };
+      from = page.value.next;
+    }
   }
 
   retrieve(question: Question): Promise<StageResult<Hit[]>> {

@@ -1,5 +1,6 @@
 import type { Budget, Hit, Question, SourceRecord } from '../../sandbox/contract.ts';
-import { expand, provenanceMap, type SandboxFactory } from '../evaluate/eval-group.ts';
+import type { SandboxFactory } from '../evaluate/eval-group.ts';
+import { VerifiedMemory } from '../evaluate/verified-memory.ts';
 import { fitToBudget } from '../isolate/host-tools/text-budget.ts';
 import type { CompiledProgram, HostTools, HostToolsOptions, Sandbox, SandboxLimits, StageFailure } from '../isolate/sandbox-api.ts';
 
@@ -9,9 +10,12 @@ export interface BuildAnswer {
   tokens: number;
   /** Token count before the host cut the context to the budget, when the design went over. */
   truncatedFrom?: number;
-  /** Delivered unit ids, in context order. */
+  /** Declared units that delivered a record, in context order (evaluation's `delivered`). */
   units: string[];
-  /** The delivered units' source records, in order, de-duplicated (evaluation's `deliveredRecords`). */
+  /**
+   * The records the delivered text verifiably carries among the declared units' sources, in context order
+   * (evaluation's `deliveredRecords`; the rule is `MemoryUnit.sources` in sandbox/contract.ts).
+   */
   records: string[];
 }
 
@@ -31,7 +35,7 @@ const MAX_REBUILDS = 2;
 /**
  * One memory: a sandbox that has `store`d one fixed record set, answering questions against it. It follows
  * evaluation's group runner (src/evaluate/eval-group.ts) step for step: fresh sandbox, store, unit provenance
- * limited to the stored records, then retrieve → context per question with the context cut to the budget, and a
+ * verified against the stored records, then retrieve → context per question with the context cut to the budget, and a
  * rebuild when a question killed the isolate. Calls must not overlap (the caller serialises them).
  */
 export class MemoryBuild {
@@ -39,7 +43,7 @@ export class MemoryBuild {
   #setup: BuildSetup;
   #tools: HostTools;
   #sandbox: Sandbox | null = null;
-  #provenance = new Map<string, string[]>();
+  #memory = new VerifiedMemory([], []);
   #rebuilds = 0;
   units = 0;
 
@@ -87,14 +91,15 @@ export class MemoryBuild {
     // The sandbox already fits the context to the budget; the in-process path does not, so fit here for both.
     const fitted = fitToBudget(ctx.value.text, budget.tokens);
     const truncatedFrom = ctx.value.truncatedFrom ?? fitted.truncatedFrom;
+    const delivered = this.#memory.delivered(fitted.text, ctx.value.units);
     return {
       ok: true,
       value: {
         text: fitted.text,
         tokens: fitted.tokens,
         ...(truncatedFrom !== undefined ? { truncatedFrom } : {}),
-        units: [...ctx.value.units],
-        records: expand(ctx.value.units, this.#provenance),
+        units: delivered.units,
+        records: delivered.records,
       },
     };
   }
@@ -116,7 +121,7 @@ export class MemoryBuild {
     this.units = stored.value.units;
     const units = await created.sandbox.memoryUnits();
     if (!units.ok) return { ...units.failure, stage: 'store' };
-    this.#provenance = provenanceMap(units.value, new Set(this.records.map((r) => r.id)));
+    this.#memory = new VerifiedMemory(units.value, this.records);
     return null;
   }
 }

@@ -104,20 +104,22 @@ export function cleanAnswer(text: string): string {
   return s.replace(/\.$/, '').trim();
 }
 
-/** The shape src/evaluate/evaluate.ts calls (`EvalAnswerer`): answer a QA item from a context string. */
+/**
+ * The shape src/evaluate/evaluate.ts calls (`EvalAnswerer`): answer a question from a context string. It takes the
+ * question's text and date only: an answer type inferred from the gold answer would tell the answerer something
+ * about the answer, so the answerer reads the kind of answer wanted from the question itself.
+ */
 export function toEvalAnswerer(answerer: Answerer): {
   readonly id: string;
-  answer(item: QAItem, context: string): Promise<{ answer: string; promptTokens?: number; completionTokens?: number }>;
+  answer(
+    question: Pick<QAItem, 'question' | 'date'>,
+    context: string,
+  ): Promise<{ answer: string; promptTokens?: number; completionTokens?: number }>;
 } {
   return {
     id: answerer.id,
-    async answer(item, context) {
-      const r = await answerer.answer({
-        question: item.question,
-        context,
-        answerType: item.answerType,
-        ...(item.date ? { date: item.date } : {}),
-      });
+    async answer(q, context) {
+      const r = await answerer.answer({ question: q.question, context, ...(q.date ? { date: q.date } : {}) });
       return { answer: r.answer, ...(r.usage ? { promptTokens: r.usage.promptTokens, completionTokens: r.usage.completionTokens } : {}) };
     },
   };

@@ -64,7 +64,10 @@ export function recallAtK(gold: readonly string[], rankedRecords: readonly strin
   return out;
 }
 
-/** Share of gold evidence records that reached the context; undefined when there is no gold evidence. */
+/**
+ * Share of gold evidence records among `records` (the delivered context's records for context recall, the records
+ * of the ranked units within the budget for recall at the budget); undefined when there is no gold evidence.
+ */
 export function contextRecall(gold: readonly string[], deliveredRecords: readonly string[]): number | undefined {
   if (gold.length === 0) return undefined;
   const delivered = new Set(deliveredRecords);

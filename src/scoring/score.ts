@@ -1,6 +1,7 @@
 /**
  * Scores one question: correctness (type-normalised exact match, else the judge), SQuAD F1, LoCoMo's official
- * F1 for LoCoMo items, evidence recall@k over the ranked records and context recall over the delivered ones.
+ * F1 for LoCoMo items, evidence recall@k over the ranked records, recall at the token budget over the ranked units
+ * that fit it, and context recall over the delivered records.
  */
 import type { QAItem } from '../history/record.ts';
 import { answersMatch, isAbstention } from './answer-match.ts';
@@ -17,9 +18,10 @@ export interface ScoreOptions {
   dataset?: string;
 }
 
-/** What scoring reads from a trace. */
+/** What scoring reads from a trace (record lists are the host-verified ones; see src/scoring/provenance.ts). */
 export interface ScoredTrace {
   rankedRecords: readonly string[];
+  budgetRecords?: readonly string[];
   deliveredRecords: readonly string[];
   answer: string | null;
 }
@@ -44,6 +46,7 @@ export async function scoreQuestion(item: QAItem, trace: ScoredTrace, options: S
   const gold = goldRecords(item.evidence);
   const recallAt = recallAtK(gold, trace.rankedRecords, options.ks);
   const ctxRecall = contextRecall(gold, trace.deliveredRecords) ?? 0;
+  const atBudget = trace.budgetRecords ? contextRecall(gold, trace.budgetRecords) : undefined;
   const answer = trace.answer ?? '';
   const locomo = isLocomoItem(item, options.dataset);
   const category = item.category ?? '';
@@ -78,6 +81,7 @@ export async function scoreQuestion(item: QAItem, trace: ScoredTrace, options: S
     f1,
     ...(locomoF1 !== undefined ? { locomoF1 } : {}),
     recallAt,
+    ...(atBudget !== undefined ? { recallAtBudget: atBudget } : {}),
     contextRecall: ctxRecall,
   };
 }

@@ -19,12 +19,16 @@ export const MetricBlockSchema = z.object({
   locomoF1: z.number().nullable(),
   /** Mean recall@k over questions with gold evidence. */
   recallAt: Recall,
+  /** Mean recall at the context token budget over questions with gold evidence (null when not measured). */
+  recallAtBudget: z.number().nullable(),
   contextRecall: z.number().nullable(),
   /** Questions with gold evidence (the recall denominator). */
   withEvidence: z.number().int().nonnegative(),
   meanContextTokens: z.number(),
   /** Failures by kind (throw, timeout, memory, malformed, crash, compile, budget). */
   errors: z.record(z.string(), z.number().int()),
+  /** Mean per question of claimed sources that failed verification (null when no trace counted them). */
+  meanUnverifiedSources: z.number().nullable(),
   /** Mean marginal utility, when computed. */
   marginalUtility: z.number().nullable(),
 });
@@ -73,6 +77,8 @@ function block(traces: readonly QuestionTrace[]): MetricBlock {
   const recallAt: Record<string, number> = {};
   for (const k of [...ks].sort((a, b) => Number(a) - Number(b))) recallAt[k] = mean(withGold.map((t) => t.scores!.recallAt[k] ?? 0));
   const locomo = scored.filter((s) => s?.locomoF1 !== undefined).map((s) => s!.locomoF1!);
+  const atBudget = withGold.filter((t) => t.scores!.recallAtBudget !== undefined).map((t) => t.scores!.recallAtBudget!);
+  const unverified = traces.filter((t) => t.unverifiedSources !== undefined).map((t) => t.unverifiedSources!);
   const mu = scored.filter((s) => s?.marginalUtility !== undefined).map((s) => s!.marginalUtility!);
   const errors: Record<string, number> = {};
   for (const t of traces) if (t.error) errors[t.error.kind] = (errors[t.error.kind] ?? 0) + 1;
@@ -83,10 +89,12 @@ function block(traces: readonly QuestionTrace[]): MetricBlock {
     f1: mean(scored.map((s) => s?.f1 ?? 0)),
     locomoF1: locomo.length ? mean(locomo) : null,
     recallAt,
+    recallAtBudget: atBudget.length ? mean(atBudget) : null,
     contextRecall: withGold.length ? mean(withGold.map((t) => t.scores!.contextRecall)) : null,
     withEvidence: withGold.length,
     meanContextTokens: mean(traces.map((t) => t.contextTokens)),
     errors,
+    meanUnverifiedSources: unverified.length ? mean(unverified) : null,
     marginalUtility: mu.length ? mean(mu) : null,
   };
 }

@@ -14,6 +14,7 @@ export const QuestionScoresSchema = z.object({
   f1: z.number(),
   locomoF1: z.number().optional(),
   recallAt: z.record(z.string(), z.number()),
+  recallAtBudget: z.number().optional(),
   contextRecall: z.number(),
   marginalUtility: z.number().optional(),
 });
@@ -25,8 +26,10 @@ export const QuestionTraceSchema = z.object({
   category: z.string().optional(),
   ranked: z.array(z.object({ unit: z.string(), score: z.number(), sources: z.array(z.string()) })),
   rankedRecords: z.array(z.string()),
+  budgetRecords: z.array(z.string()).optional(),
   delivered: z.array(z.string()),
   deliveredRecords: z.array(z.string()),
+  unverifiedSources: z.number().int().nonnegative().optional(),
   contextTokens: z.number(),
   contextText: z.string(),
   answer: z.string().nullable(),

@@ -17,9 +17,14 @@ export interface QuestionScores {
   f1: number;
   /** LoCoMo's official per-category F1 (only for LoCoMo questions). */
   locomoF1?: number;
-  /** Evidence recall@k over ranked records, for each k evaluated (keys "1", "5", "10"…). */
+  /** Evidence recall@k over the ranked units' verified records, for each k evaluated (keys "1", "5", "10"…). */
   recallAt: Record<string, number>;
-  /** Share of gold evidence records delivered in the context. */
+  /**
+   * Recall at the context token budget: share of gold records among the verified records of the longest prefix of
+   * the ranked units whose texts fit the budget (absent without gold evidence or without the trace's budgetRecords).
+   */
+  recallAtBudget?: number;
+  /** Share of gold evidence records the delivered (budget-cut) context verifiably carries. */
   contextRecall: number;
   /** Optional MemSifter-style marginal utility (answer score with memory minus without, DCG-weighted over k). */
   marginalUtility?: number;
@@ -30,14 +35,18 @@ export interface QuestionTrace {
   question: string;
   history: string;
   category?: string;
-  /** Ranked units (capped, best first) with their provenance. */
+  /** Ranked units (capped, best first) with their verified sources. */
   ranked: Array<{ unit: string; score: number; sources: string[] }>;
-  /** Ranked units expanded to source records, de-duplicated, order kept: what recall@k reads. */
+  /** Ranked units expanded to verified records, de-duplicated, order kept: what recall@k reads. */
   rankedRecords: string[];
-  /** Units in the context, in order. */
+  /** Verified records of the ranked units that fit the context budget: what recall at the budget reads. */
+  budgetRecords?: string[];
+  /** Declared units that delivered at least one record, in context order. */
   delivered: string[];
-  /** Those units' source records, de-duplicated. */
+  /** Records the delivered context text verifiably carries among the declared units' sources, in context order. */
   deliveredRecords: string[];
+  /** Sources the ranked (capped) and declared units claimed that their text does not carry. */
+  unverifiedSources?: number;
   contextTokens: number;
   /** The context text (truncated in files past a cap). */
   contextText: string;

@@ -1,3 +1,4 @@
+import { countTokens as bpeCount } from 'gpt-tokenizer/encoding/o200k_base';
 import { stemmer } from 'stemmer';
 import { STOPWORDS } from './stopwords.ts';
 
@@ -33,15 +34,16 @@ export function terms(text: string, options: { stem?: boolean; stopwords?: boole
   return out;
 }
 
+/** The encoding every budget and cost estimate counts in (GPT-4o's); see README "Scoring". */
+export const TOKEN_ENCODING = 'o200k_base';
+
 /**
- * Tokens as budgets count them. A deterministic approximation of BPE tokenizers (within ~10% of cl100k on
- * English prose): each word costs round(chars/5) tokens, at least 1; each punctuation mark costs 1.
+ * Tokens as budgets count them: the o200k_base BPE (gpt-tokenizer, pure JS, ranks shipped with the package), so a
+ * context costs what a model would read and squeezing out whitespace buys nothing.
  */
 export function countTokens(text: string): number {
-  let n = 0;
-  for (const m of text.matchAll(/[\p{L}\p{N}]+|[^\s\p{L}\p{N}]/gu)) {
-    const w = m[0];
-    n += w.length > 1 && /[\p{L}\p{N}]/u.test(w[0]!) ? Math.max(1, Math.round(w.length / 5)) : 1;
-  }
-  return n;
+  return bpeCount(text, PLAIN_TEXT);
 }
+
+/** Special-token markers ("<|endoftext|>") in a history or a design's text are plain text, never an error. */
+export const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };

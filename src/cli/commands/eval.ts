@@ -117,13 +117,14 @@ const pct = (x: number) => (x * 100).toFixed(1);
 /** The summary table `memsteer eval` prints: one row per category (when there are several), then all. */
 export function renderEvalTable(summary: EvalSummary, ks: readonly number[]): string {
   const table = new Table({
-    head: ['category', 'n', ...ks.map((k) => `R@${k}`), 'ctx recall', 'accuracy', 'F1', 'LoCoMo F1', 'ctx tokens', 'errors'],
+    head: ['category', 'n', ...ks.map((k) => `R@${k}`), 'R@budget', 'ctx recall', 'accuracy', 'F1', 'LoCoMo F1', 'ctx tokens', 'errors'],
     style: { head: [], border: [], compact: true },
   });
   const row = (name: string, b: MetricBlock) => [
     name,
     String(b.n),
     ...ks.map((k) => (b.withEvidence ? pct(b.recallAt[String(k)] ?? 0) : '–')),
+    b.recallAtBudget === null ? '–' : pct(b.recallAtBudget),
     b.contextRecall === null ? '–' : pct(b.contextRecall),
     pct(b.accuracy),
     pct(b.f1),

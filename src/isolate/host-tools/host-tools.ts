@@ -20,6 +20,25 @@ const MAX_HANDLES = 10_000;
 const DEFAULT_COMPLETION_TOKENS = 512;
 const MAX_EMBED_TEXTS = 20_000;
 
+/**
+ * Designs count the same unit texts for every question (packing a context), and BPE costs ~10–50 µs per text:
+ * counts of short texts are kept process-wide, dropped all at once when the table is full.
+ */
+const tokenMemo = new Map<string, number>();
+const MEMO_MAX_ENTRIES = 50_000;
+const MEMO_MAX_CHARS = 4_000;
+
+function memoCountTokens(text: string): number {
+  if (text.length > MEMO_MAX_CHARS) return countTokens(text);
+  let n = tokenMemo.get(text);
+  if (n === undefined) {
+    if (tokenMemo.size >= MEMO_MAX_ENTRIES) tokenMemo.clear();
+    n = countTokens(text);
+    tokenMemo.set(text, n);
+  }
+  return n;
+}
+
 function emptyMeter(): ToolMeter {
   return { toolCalls: {}, log: [], logDropped: 0, llmTokens: { prompt: 0, completion: 0 }, bm25CacheHits: 0 };
 }
@@ -105,7 +124,7 @@ export function createHostTools(options: HostToolsOptions = {}): HostTools {
     },
     countTokens(text: string) {
       tick('countTokens');
-      return countTokens(String(text));
+      return memoCountTokens(String(text));
     },
     log(message: string) {
       tick('log');

@@ -1,0 +1,154 @@
+/**
+ * The host's view of a memory a design built: every unit's text and claimed sources, checked against the records
+ * the design was given (src/scoring/provenance.ts). Everything evaluation credits a design with comes from here:
+ * the ranked records (R@k), the records of the ranked units that fit the token budget, the delivered records
+ * (context recall) and the recoverable gold records (diagnosis). The design's own lists are claims it checks.
+ */
+import type { SourceRecord } from '../../sandbox/contract.ts';
+import { RecordWords, verifySources, type VerifiedSources } from '../scoring/provenance.ts';
+import { countTokens } from '../text/text.ts';
+
+/** A memory unit as the host reads it out of the sandbox. */
+export interface UnitText {
+  id: string;
+  text: string;
+  sources: string[];
+  time?: string;
+}
+
+/** What the answerer was credited with for one context. */
+export interface DeliveredRecords {
+  /** Declared units that delivered at least one record, in the order their first record appears in the context. */
+  units: string[];
+  /** Records the context text carries among the declared units' verified sources, in context order. */
+  records: string[];
+}
+
+const NONE: VerifiedSources = { verified: [], unverified: [] };
+
+export class VerifiedMemory {
+  #units: Map<string, UnitText>;
+  #records: RecordWords;
+  #checked = new Map<string, VerifiedSources>();
+  #tokens = new Map<string, number>();
+  /** Record id → units claiming it (built on first use). */
+  #claimants: Map<string, string[]> | null = null;
+
+  /** `records` are the records the design was given: a claim on any other id is never verified. */
+  constructor(units: readonly UnitText[], records: readonly Pick<SourceRecord, 'id' | 'text'>[]) {
+    this.#units = new Map(units.map((u) => [u.id, u]));
+    this.#records = new RecordWords(records);
+  }
+
+  get size(): number {
+    return this.#units.size;
+  }
+
+  /** The unit's text as the host read it ('' for a unit the host never saw). */
+  text(unit: string): string {
+    return this.#units.get(unit)?.text ?? '';
+  }
+
+  /** The unit's verified and unverified sources (a unit the host never saw has neither). */
+  check(unit: string): VerifiedSources {
+    let c = this.#checked.get(unit);
+    if (!c) {
+      const u = this.#units.get(unit);
+      c = u ? verifySources(u.text, u.sources, this.#records) : NONE;
+      this.#checked.set(unit, c);
+    }
+    return c;
+  }
+
+  /** countTokens of the unit's text (0 for an unknown unit). */
+  tokens(unit: string): number {
+    let n = this.#tokens.get(unit);
+    if (n === undefined) {
+      const u = this.#units.get(unit);
+      n = u ? countTokens(u.text) : 0;
+      this.#tokens.set(unit, n);
+    }
+    return n;
+  }
+
+  /**
+   * Units expanded to their verified records in rank order, de-duplicated, at most `cap`. A multi-record unit
+   * gives its records in the order they appear in its text, each taking one rank.
+   */
+  rankedRecords(units: readonly string[], cap = Number.POSITIVE_INFINITY): string[] {
+    const out: string[] = [];
+    const seen = new Set<string>();
+    for (const u of units) {
+      for (const r of this.check(u).verified) {
+        if (seen.has(r)) continue;
+        seen.add(r);
+        out.push(r);
+        if (out.length >= cap) return out;
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Verified records of the longest prefix of the ranked units whose texts together fit `tokens` (each unit costs
+   * countTokens of its text, a repeated unit again): what the ranking could deliver within the budget.
+   */
+  budgetRecords(units: readonly string[], tokens: number): string[] {
+    let used = 0;
+    let end = 0;
+    while (end < units.length) {
+      const cost = this.tokens(units[end]!);
+      if (used + cost > tokens) break;
+      used += cost;
+      end++;
+    }
+    return this.rankedRecords(units.slice(0, end));
+  }
+
+  /**
+   * The records the delivered context text carries among the verified sources of the units the design declared:
+   * a declared unit whose text was cut by the budget, or never written into the context, delivers nothing.
+   */
+  delivered(contextText: string, declared: readonly string[]): DeliveredRecords {
+    const units = [...new Set(declared)];
+    const candidates = this.rankedRecords(units);
+    const records = verifySources(contextText, candidates, this.#records).verified;
+    const owner = new Map<string, string>();
+    for (const u of units) for (const r of this.check(u).verified) if (!owner.has(r)) owner.set(r, u);
+    const deliveredUnits: string[] = [];
+    const seen = new Set<string>();
+    for (const r of records) {
+      const u = owner.get(r)!;
+      if (!seen.has(u)) {
+        seen.add(u);
+        deliveredUnits.push(u);
+      }
+    }
+    return { units: deliveredUnits, records };
+  }
+
+  /** Claims that failed verification, summed over the distinct units given. */
+  unverifiedCount(units: Iterable<string>): number {
+    let n = 0;
+    for (const u of new Set(units)) n += this.check(u).unverified.length;
+    return n;
+  }
+
+  /** The gold records some unit of this memory verifiably carries (recoverable from memory), in gold order. */
+  recoverable(gold: readonly string[]): string[] {
+    if (gold.length === 0) return [];
+    if (!this.#claimants) {
+      const m = new Map<string, string[]>();
+      for (const u of this.#units.values()) {
+        for (const s of new Set(u.sources)) {
+          let list = m.get(s);
+          if (!list) m.set(s, (list = []));
+          list.push(u.id);
+        }
+      }
+      this.#claimants = m;
+    }
+    const claimants = this.#claimants;
+    return gold.filter((g) => (claimants.get(g) ?? []).some((u) => this.check(u).verified.includes(g)));
+  }
+}
