@@ -96,7 +96,9 @@ describe('replace-stage', () => {
   it('replaces a method with method code, keeping the rest', () => {
     const out = apply(methods, [{ op: 'replace-stage', stage: 'retrieve', code: newRetrieve }]);
     expect(out).toContain(
-      '  retrieve(q, memory, tools) {\n    const index = tools.bm25.index(memory.units, { k1: 1.5 });\n    return index.search(q.text, K * 2);\n  },',
+      '  retrieve(q, memory, tools) {\n' +
+        '    const index = tools.bm25.index(memory.units, { k1: 1.5 });\n' +
+        '    return index.search(q.text, K * 2);\n  },',
     );
     expect(out).not.toContain('.sort((a, b) => score(b) - score(a))');
     expect(out).toContain('store(records: SourceRecord[], tools: Tools): Memory {');
@@ -108,7 +110,9 @@ describe('replace-stage', () => {
       {
         op: 'replace-stage',
         stage: 'retrieve',
-        code: 'async function retrieve(q: Question, memory: Memory, tools: Tools) {\n  return tools.bm25.index(memory.units).search(q.text, K);\n}',
+        code:
+          'async function retrieve(q: Question, memory: Memory, tools: Tools) {\n' +
+          '  return tools.bm25.index(memory.units).search(q.text, K);\n}',
       },
     ]);
     expect(fromFn).toContain(
@@ -132,7 +136,9 @@ describe('replace-stage', () => {
       {
         op: 'replace-stage',
         stage: 'context',
-        code: 'context(q: Question, hits: Hit[], memory: Memory): Context {\n  return { text: hits.map((h) => h.unit).join(", "), units: hits.map((h) => h.unit) };\n}',
+        code:
+          'context(q: Question, hits: Hit[], memory: Memory): Context {\n' +
+          '  return { text: hits.map((h) => h.unit).join(", "), units: hits.map((h) => h.unit) };\n}',
       },
     ]);
     // Untyped parameters in a top-level function are implicit any: the type-check catches it, not the edit.
@@ -153,7 +159,8 @@ describe('replace-stage', () => {
         edit: 0,
         code: 'E_EDIT_STAGE_CONTRACT',
         message:
-          "edit 0 (replace-stage): context's parameter 2 is named memory, which the contract passes as parameter 3: context(q, hits, memory, tools, budget)",
+          "edit 0 (replace-stage): context's parameter 2 is named memory, " +
+          'which the contract passes as parameter 3: context(q, hits, memory, tools, budget)',
       },
     ]);
     expect(
@@ -183,12 +190,15 @@ describe('replace-function', () => {
       {
         op: 'replace-function',
         name: 'formatUnit',
-        code: '/** Time first, then speaker-less text. */\nfunction formatUnit(u: MemoryUnit): string {\n  return `${u.time ?? "?"}: ${u.text}`;\n}',
+        code:
+          '/** Time first, then speaker-less text. */\n' +
+          'function formatUnit(u: MemoryUnit): string {\n  return `${u.time ?? "?"}: ${u.text}`;\n}',
       },
       { op: 'replace-function', name: 'score', code: 'const score = (h: Hit): number => h.score * WEIGHTS[1]!;' },
     ]);
     expect(out).toContain(
-      '/** Time first, then speaker-less text. */\nfunction formatUnit(u: MemoryUnit): string {\n  return `${u.time ?? "?"}: ${u.text}`;\n}',
+      '/** Time first, then speaker-less text. */\n' +
+        'function formatUnit(u: MemoryUnit): string {\n  return `${u.time ?? "?"}: ${u.text}`;\n}',
     );
     expect(out).toContain('const score = (h: Hit): number => h.score * WEIGHTS[1]!;');
     expect(typeCheck(out)).toEqual([]);
@@ -219,7 +229,9 @@ describe('replace-function', () => {
       {
         op: 'replace-function',
         name: 'retrieve',
-        code: 'function retrieve(q: Question, memory: Memory, tools: Tools): Hit[] {\n  return tools.bm25.index(memory.units).search(q.text, 2 * TOP_K);\n}',
+        code:
+          'function retrieve(q: Question, memory: Memory, tools: Tools): Hit[] {\n' +
+          '  return tools.bm25.index(memory.units).search(q.text, 2 * TOP_K);\n}',
       },
     ]);
     expect(out).toContain('search(q.text, 2 * TOP_K)');
@@ -231,7 +243,8 @@ describe('replace-function', () => {
       edit: 0,
       code: 'E_EDIT_UNKNOWN_NAME',
       message:
-        'edit 0 (replace-function): no top-level function or stage named rank; functions are: toUnit, formatUnit, score, store, retrieve, context',
+        'edit 0 (replace-function): no top-level function or stage named rank; ' +
+        'functions are: toUnit, formatUnit, score, store, retrieve, context',
     });
     expect(
       errorsOf(methods, [{ op: 'replace-function', name: 'toUnit', code: 'function makeUnit(r: SourceRecord) { return r; }' }])[0]!.code,
@@ -244,12 +257,16 @@ describe('add-helper and remove-helper', () => {
     const out = apply(methods, [
       {
         op: 'add-helper',
-        code: 'const DEDUPE = true;\n\nfunction uniqueHits(hits: Hit[]): Hit[] {\n  const seen = new Set<string>();\n  return hits.filter((h) => !seen.has(h.unit) && !!seen.add(h.unit));\n}',
+        code:
+          'const DEDUPE = true;\n\nfunction uniqueHits(hits: Hit[]): Hit[] {\n  const seen = new Set<string>();\n' +
+          '  return hits.filter((h) => !seen.has(h.unit) && !!seen.add(h.unit));\n}',
       },
       {
         op: 'replace-stage',
         stage: 'retrieve',
-        code: 'retrieve(q, memory, tools) {\n  const hits = tools.bm25.index(memory.units).search(q.text, K);\n  return DEDUPE ? uniqueHits(hits) : hits;\n}',
+        code:
+          'retrieve(q, memory, tools) {\n  const hits = tools.bm25.index(memory.units).search(q.text, K);\n' +
+          '  return DEDUPE ? uniqueHits(hits) : hits;\n}',
       },
     ]);
     expect(out.indexOf('function uniqueHits')).toBeGreaterThan(out.indexOf('const score ='));

@@ -370,6 +370,12 @@ const QUESTION_WORDS = new Set([
   'ever',
 ]);
 
+const PLACE_FOCUS = new RegExp(
+  String.raw`\b(?:what|which) (?:\w+ )?` +
+    String.raw`(?:country|countries|city|cities|states?|towns?|places?|locations?|restaurant|park|region|continent|island|` +
+    String.raw`venue|neighborhood|neighbourhood)\b`,
+);
+
 const PLURAL_NOT = new Set(['is', 'was', 'has', 'does', 'this', 'his', 'its', 'us', 'yes', 'always', 'sometimes', 'always']);
 
 function analyseQuestion(question: string, answerType: AnswerType | undefined): QuestionInfo {
@@ -396,13 +402,7 @@ function analyseQuestion(question: string, answerType: AnswerType | undefined): 
     /\b(?:what|which) (?:person|friend|artist|author|singer|band|musician|actor|actress)\b/.test(lower)
   )
     kind = 'person';
-  else if (
-    /^\s*where\b/.test(lower) ||
-    /\b(?:what|which) (?:\w+ )?(?:country|countries|city|cities|states?|towns?|places?|locations?|restaurant|park|region|continent|island|venue|neighborhood|neighbourhood)\b/.test(
-      lower,
-    )
-  )
-    kind = 'place';
+  else if (/^\s*where\b/.test(lower) || PLACE_FOCUS.test(lower)) kind = 'place';
   else if (/^\s*(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|should|shall|may|might)\b/.test(lower)) kind = 'yesno';
   if (answerType === 'date') kind = 'date';
   else if (answerType === 'number') kind = 'number';
@@ -569,8 +569,13 @@ const NUMBER_WORDS = new Set([
   'once',
   'twice',
 ]);
-const UNIT_WORDS =
-  /^(?:seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|yrs?|decades?|times?|miles?|km|kilometers?|kilometres?|meters?|metres?|feet|foot|pounds?|lbs?|kg|kilos?|dollars?|bucks|euros?|percent|%|people|kids|children|books|pages|paintings|pets|dogs|cats)$/;
+const UNIT_WORDS = new RegExp(
+  `^(?:${[
+    'seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|yrs?|decades?|times?',
+    'miles?|km|kilometers?|kilometres?|meters?|metres?|feet|foot|pounds?|lbs?|kg|kilos?',
+    'dollars?|bucks|euros?|percent|%|people|kids|children|books|pages|paintings|pets|dogs|cats',
+  ].join('|')})$`,
+);
 
 function isNumberToken(t: Token): boolean {
   return /^\d+(?:[.,]\d+)?$/.test(t.lower) || NUMBER_WORDS.has(t.lower) || /^\d+(?:st|nd|rd|th|s)$/.test(t.lower);
@@ -687,7 +692,11 @@ function dateCandidates(sc: Scored, info: QuestionInfo, context: string): Candid
   const lineDate = s.line.date;
   if (lineDate) {
     for (const m of text.matchAll(
-      /\b(?:in|since|during|last|this|next|early|late|mid|end of|beginning of)\s+(january|february|march|april|june|july|august|september|october|november|december|may)\b(?!\s*,?\s*\d)/gi,
+      new RegExp(
+        String.raw`\b(?:in|since|during|last|this|next|early|late|mid|end of|beginning of)\s+` +
+          String.raw`(january|february|march|april|june|july|august|september|october|november|december|may)\b(?!\s*,?\s*\d)`,
+        'gi',
+      ),
     )) {
       const month = monthNumber(m[1]!)!;
       const before = /^(?:last)/i.test(m[0]) || (lineDate.month !== undefined && month > lineDate.month && !/^(?:next)/i.test(m[0]));
@@ -784,8 +793,13 @@ function capitalisedRuns(
   return out;
 }
 
-const KIN =
-  /^(?:mom|mother|mum|dad|father|sister|brother|friend|friends|husband|wife|partner|boyfriend|girlfriend|son|daughter|kids|children|grandma|grandmother|grandpa|grandfather|aunt|uncle|cousin|boss|coworker|coworkers|colleague|colleagues|teacher|mentor|family|neighbor|neighbour|neighbors|roommate|therapist|coach|parents)$/;
+const KIN = new RegExp(
+  `^(?:${[
+    'mom|mother|mum|dad|father|sister|brother|friend|friends|husband|wife|partner|boyfriend|girlfriend|son|daughter',
+    'kids|children|grandma|grandmother|grandpa|grandfather|aunt|uncle|cousin|boss|coworker|coworkers|colleague|colleagues',
+    'teacher|mentor|family|neighbor|neighbour|neighbors|roommate|therapist|coach|parents',
+  ].join('|')})$`,
+);
 
 function personCandidates(sc: Scored, info: QuestionInfo, known: Set<string>, context: string): Candidate[] {
   const out: Candidate[] = capitalisedRuns(sc, info, known, context).map((r) => ({
@@ -840,8 +854,11 @@ function placeCandidates(
   return out;
 }
 
-const TITLE_FOCUS =
-  /\b(?:what|which)\s+(?:\w+\s+)?(?:movie|film|book|novel|song|album|show|series|game|play|title|trilogy|band|podcast|poem|painting|artist)s?\b/i;
+const TITLE_FOCUS = new RegExp(
+  String.raw`\b(?:what|which)\s+(?:\w+\s+)?` +
+    String.raw`(?:movie|film|book|novel|song|album|show|series|game|play|title|trilogy|band|podcast|poem|painting|artist)s?\b`,
+  'i',
+);
 
 /** Quoted spans and capitalised runs: the shape of titles ("Little Women"). */
 function quotedCandidates(sc: Scored, info: QuestionInfo, context: string): Candidate[] {
@@ -1021,8 +1038,12 @@ function phraseCandidate(sc: Scored, info: QuestionInfo, context: string, maxWor
 
 // ---------------------------------------------------------------- yes/no
 
-const NEGATION =
-  /^(?:not|no|never|n't|don't|didn't|doesn't|isn't|wasn't|aren't|weren't|haven't|hasn't|won't|can't|cannot|couldn't|wouldn't|nope|nobody|nothing|neither)$/;
+const NEGATION = new RegExp(
+  `^(?:${[
+    "not|no|never|n't|don't|didn't|doesn't|isn't|wasn't|aren't|weren't|haven't|hasn't|won't",
+    "can't|cannot|couldn't|wouldn't|nope|nobody|nothing|neither",
+  ].join('|')})$`,
+);
 
 function yesNo(ranked: Scored[], info: QuestionInfo, question: string, context: string): ExtractiveAnswer {
   const prefix = info.hedge ? 'Likely ' : '';
