@@ -144,7 +144,7 @@ describe('runOptimize offline from seeds/base-bm25.ts', () => {
   });
 });
 
-// ───────────────────────────── broken replies ─────────────────────────────
+// ──────────── broken replies ────────────
 
 /** A design whose store grows a Map until the sandbox process dies (V8's fatal OOM aborts the whole child). */
 const MAP_BOMB_STORE = `store(records: SourceRecord[], tools: Tools): Memory {

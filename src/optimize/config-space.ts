@@ -70,7 +70,9 @@ const lexical = (c: Config) => c.RETRIEVER !== 'embedding';
 export const CONFIG_FIELDS: Readonly<Record<ConfigName, FieldInfo>> = {
   UNIT_GRANULARITY: {
     targets: ['storage', 'retrieval'],
-    doc: 'what BM25 ranks a record by: itself, itself with ±WINDOW_RADIUS thread neighbours, or its session (records then ranked inside their session)',
+    doc:
+      'what BM25 ranks a record by: itself, itself with ±WINDOW_RADIUS thread neighbours, ' +
+      'or its session (records then ranked inside their session)',
   },
   WINDOW_RADIUS: {
     targets: ['storage', 'retrieval'],
@@ -164,7 +166,7 @@ export function isActive(name: ConfigName, config: Config): boolean {
   return CONFIG_FIELDS[name].active?.(config) ?? true;
 }
 
-// ───────────────────────────── reading a config off a design ─────────────────────────────
+// ──────────── reading a config off a design ────────────
 
 interface ConfigSite {
   name: ConfigName;
@@ -264,7 +266,7 @@ export function describeField(name: ConfigName): string {
   }
 }
 
-// ───────────────────────────── changes → edits ─────────────────────────────
+// ──────────── changes → edits ────────────
 
 /** Validates a change against the schema; the issues name each offending knob and what it accepts. */
 export function checkConfigChange(change: unknown): { ok: true; change: ConfigChange } | { ok: false; issues: string[] } {
@@ -300,7 +302,7 @@ export function configDiff(from: Config, to: Config): ConfigChange {
   return out as ConfigChange;
 }
 
-// ───────────────────────────── the config-space guard ─────────────────────────────
+// ──────────── the config-space guard ────────────
 
 /** The source with every knob's literal blanked: two designs with the same skeleton differ only in their config. */
 function skeleton(source: string, sites: readonly ConfigSite[]): string {
@@ -330,7 +332,9 @@ export function configSpaceProblems(source: string, seedSource: string): Compile
         line: i + 1,
         column: 1,
         code: 'config-space',
-        message: `config search may only change the values of ${CONFIG_NAMES.join(', ')}; line ${i + 1} changes code: ${JSON.stringify((a[i] ?? '').trim().slice(0, 120))}`,
+        message:
+          `config search may only change the values of ${CONFIG_NAMES.join(', ')}; ` +
+          `line ${i + 1} changes code: ${JSON.stringify((a[i] ?? '').trim().slice(0, 120))}`,
       },
     ];
   }

@@ -67,8 +67,12 @@ export function threadUtterances(ctx: RuleContext, i: number): Utterance[] {
   return (ctx.graph.threads.get(ctx.graph.threadOf[i]!) ?? [i]).flatMap((k) => utterancesOf(ctx, k));
 }
 
-const REACTION_OPENER =
-  /^\s*(?:User:\s*|Assistant:\s*)?(?:wow|whoa|woah|oh|aw+|congrats|congratulations|that'?s|that’s|thanks|thank|sounds|so |how |what a|nice|great|cool|awesome|love|glad|sorry|yes|yeah|haha|lol)/i;
+const REACTION_OPENER = new RegExp(
+  String.raw`^\s*(?:User:\s*|Assistant:\s*)?` +
+    String.raw`(?:wow|whoa|woah|oh|aw+|congrats|congratulations|that'?s|that’s|thanks|thank|sounds|so |how |what a|nice|great|cool|` +
+    String.raw`awesome|love|glad|sorry|yes|yeah|haha|lol)`,
+  'i',
+);
 
 /**
  * The cue of an answer utterance: the neighbour (before it for `reply`, after it for `reaction`) said by someone
@@ -343,20 +347,24 @@ export function contextualQuestion(
     splitSentences(cueRecord.text)
       .find((s) => g.phrase.start >= s.start && g.phrase.start < s.end)
       ?.text.endsWith('?') ?? false;
+  const cueVerb = isQuestion ? 'asked' : 'talked';
   const question =
     relation === 'reply'
-      ? `When ${cue.who} ${isQuestion ? 'asked' : 'talked'} about ${g.phrase.text}${when}, ${pick.lead} did ${u.who} mention${isQuestion ? '' : ' in reply'}?`
+      ? `When ${cue.who} ${cueVerb} about ${g.phrase.text}${when}, ${pick.lead} did ${u.who} mention${isQuestion ? '' : ' in reply'}?`
       : `Right before ${cue.who} talked about ${g.phrase.text}${when}, ${pick.lead} did ${u.who} mention?`;
   if (sharedContentStems(ctx, question, region).length > 1) return undefined;
   used.add(key(pick));
-  const cueSays = `${cue.who} ${isQuestion ? 'asks' : 'talks'} about ${g.phrase.text} ${relation === 'reply' ? 'just before' : 'just after'}`;
+  const cueSays = `${cue.who} ${isQuestion ? 'asks' : 'talks'} about ${g.phrase.text} ${
+    relation === 'reply' ? 'just before' : 'just after'
+  }`;
   return {
     type: 'single-hop',
     template: CONTEXTUAL_TEMPLATES[relation],
     question,
     plan: plan(
       'single-hop',
-      `${pick.lead.replace(/^(which|what|how many|how much)\s*/, '') || 'the answer'} ${u.who} mentioned ${relation === 'reply' ? 'in reply when' : 'right before'} ${cue.who} ${isQuestion ? 'asked' : 'talked'} about ${g.phrase.text}${when}`,
+      `${pick.lead.replace(/^(which|what|how many|how much)\s*/, '') || 'the answer'} ${u.who} mentioned ` +
+        `${relation === 'reply' ? 'in reply when' : 'right before'} ${cue.who} ${cueVerb} about ${g.phrase.text}${when}`,
       pick.answer,
       pick.answerType,
       [fact(r, pick.sentence, `${u.who} says ${pick.answer} (${cueSays})`)],
