@@ -85,9 +85,13 @@ export function selectQuestions(
     const ids = new Set(histories.map((h) => h.id));
     items = readJsonl(resolve(questions), QAItemSchema).filter((q) => ids.has(q.history));
     if (items.length === 0)
-      throw new InputError('E_NO_QUESTIONS', `${questions}: no question is about a loaded history (${[...ids].slice(0, 3).join(', ')}…)`, {
-        file: questions,
-      });
+      throw new InputError(
+        'E_NO_QUESTIONS',
+        `${questions}: no question is about a loaded history ` + `(${[...ids].slice(0, 3).join(', ')}…)`,
+        {
+          file: questions,
+        },
+      );
   }
   if (categories?.length) {
     const keep = new Set(categories);
@@ -195,7 +199,9 @@ export async function runEvalCommand(input: OptionsInput<typeof EVAL_OPTIONS>, i
   const bar = io.interactive
     ? new cliProgress.SingleBar(
         {
-          format: `eval {bar} {value}/{total} questions | groups {groupsDone}/{groups} | failed {failed}${queue ? ' | {workers} workers, {queued} queued' : ''} | {history}`,
+          format:
+            'eval {bar} {value}/{total} questions | groups {groupsDone}/{groups} | failed {failed}' +
+            `${queue ? ' | {workers} workers, {queued} queued' : ''} | {history}`,
           stream: { write: (s: string) => io.err(s), isTTY: true } as unknown as NodeJS.WritableStream,
           hideCursor: true,
           clearOnComplete: true,
@@ -253,7 +259,8 @@ export async function runEvalCommand(input: OptionsInput<typeof EVAL_OPTIONS>, i
     return;
   }
   io.out(
-    `${basename(designPath)} on ${opts.history}: ${questions.length} questions, budget ${budget} tokens, answerer ${answerer.id}${result.cached ? ' (cached)' : ''}\n`,
+    `${basename(designPath)} on ${opts.history}: ${questions.length} questions, budget ${budget} tokens, ` +
+      `answerer ${answerer.id}${result.cached ? ' (cached)' : ''}\n`,
   );
   io.out(`${renderEvalTable(result.summary, ks)}\n`);
   io.out(`${describeStats(result.stats)}\n`);
@@ -282,7 +289,8 @@ function describeStats(s: EvaluationStats): string {
   return (
     `time ${sec(s.ms)} (${(s.questions / Math.max(s.ms / 1000, 1e-9)).toFixed(1)} questions/s); ` +
     `${s.groups} memory builds, ${s.failedGroups} failed, ${s.crashes} sandbox crashes; ` +
-    `store ${sec(s.phaseMs.store)}, retrieve ${sec(s.phaseMs.retrieve)}, context ${sec(s.phaseMs.context)}, answer+score ${sec(s.phaseMs.answer)} (summed over processes); ` +
+    `store ${sec(s.phaseMs.store)}, retrieve ${sec(s.phaseMs.retrieve)}, context ${sec(s.phaseMs.context)}, ` +
+    `answer+score ${sec(s.phaseMs.answer)} (summed over processes); ` +
     `LLM tokens ${tokens}`
   );
 }

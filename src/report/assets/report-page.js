@@ -220,15 +220,36 @@
       return r.tokens > 0;
     });
     var datasets = [
-      { type: 'bar', label: 'proposing (s)', data: rows.map(function (r) { return r.proposeMs / 1000; }), backgroundColor: COLORS.propose, stack: 'time', yAxisID: 'y' },
-      { type: 'bar', label: 'evaluating (s)', data: rows.map(function (r) { return r.evaluateMs / 1000; }), backgroundColor: COLORS.evaluate, stack: 'time', yAxisID: 'y' },
+      {
+        type: 'bar',
+        label: 'proposing (s)',
+        data: rows.map(function (r) { return r.proposeMs / 1000; }),
+        backgroundColor: COLORS.propose,
+        stack: 'time',
+        yAxisID: 'y',
+      },
+      {
+        type: 'bar',
+        label: 'evaluating (s)',
+        data: rows.map(function (r) { return r.evaluateMs / 1000; }),
+        backgroundColor: COLORS.evaluate,
+        stack: 'time',
+        yAxisID: 'y',
+      },
     ];
     var scales = {
       x: { stacked: true, title: { display: true, text: 'iteration' } },
       y: { stacked: true, beginAtZero: true, title: { display: true, text: 'wall time (s)' } },
     };
     if (anyTokens) {
-      datasets.push({ type: 'line', label: 'LLM tokens', data: rows.map(function (r) { return r.tokens; }), borderColor: COLORS.tokens, backgroundColor: COLORS.tokens, yAxisID: 'tokens' });
+      datasets.push({
+        type: 'line',
+        label: 'LLM tokens',
+        data: rows.map(function (r) { return r.tokens; }),
+        borderColor: COLORS.tokens,
+        backgroundColor: COLORS.tokens,
+        yAxisID: 'tokens',
+      });
       scales.tokens = { position: 'right', beginAtZero: true, grid: { drawOnChartArea: false }, title: { display: true, text: 'tokens' } };
     }
     charts.cost = new Chart(document.getElementById('chart-cost'), {
