@@ -11,11 +11,14 @@ function scoreRow(name: string, s: ExportScores | null): string {
 /** The README written beside an exported design: where it came from, how it scored, how to use it. */
 export function renderExportReadme(m: ExportManifest): string {
   const lineage = m.lineage
-    .map(
-      (p) =>
-        `${p.kind === 'seed' ? '- seed' : '-'} \`${p.id}\` (${p.proposer ?? p.kind}, ${p.status}${p.score === null ? '' : `, val ${pct(p.score)}`})${p.rationale ? `: ${p.rationale}` : ''}`,
-    )
+    .map((p) => {
+      const score = p.score === null ? '' : `, val ${pct(p.score)}`;
+      const rationale = p.rationale ? `: ${p.rationale}` : '';
+      return `${p.kind === 'seed' ? '- seed' : '-'} \`${p.id}\` (${p.proposer ?? p.kind}, ${p.status}${score})${rationale}`;
+    })
     .join('\n');
+  const commit = m.run.gitCommit ? `, memsteer commit ${m.run.gitCommit.slice(0, 12)}` : '';
+  const best = m.program.best ? ", the run's best" : '';
   return `# Memory design ${m.program.id}
 
 A memory design evolved by memsteer: \`design.ts\` is a self-contained TypeScript module (store → retrieve →
@@ -23,8 +26,8 @@ context) that imports only types from \`memsteer/contract\`. \`design.json\` hol
 
 ## Where it came from
 
-- run: **${m.run.name}** (\`${m.run.dir}\`), created ${m.run.createdAt}${m.run.gitCommit ? `, memsteer commit ${m.run.gitCommit.slice(0, 12)}` : ''}, memsteer ${m.memsteer.run}
-- program: \`${m.program.id}\` (${m.program.kind}, iteration ${m.program.iteration}, ${m.program.status}${m.program.best ? ", the run's best" : ''})
+- run: **${m.run.name}** (\`${m.run.dir}\`), created ${m.run.createdAt}${commit}, memsteer ${m.memsteer.run}
+- program: \`${m.program.id}\` (${m.program.kind}, iteration ${m.program.iteration}, ${m.program.status}${best})
 - history: \`${m.history.source}\`
 - supervision: ${m.history.supervision ? `\`${m.history.supervision}\`` : '–'}
 - models: ${

@@ -36,8 +36,13 @@ export async function runFeedbackExperiment(ctx: BenchContext): Promise<Feedback
     title: 'Feedback ablations: random failures vs diagnosis vs diagnosis + stratified sampling',
     notes: [
       ...setups,
-      `Same supervision, RNG seed and ${c.iterations} iterations for every mode; test = official QA of the same histories (${c.datasets.map((d) => ctx.testNote(d.id)).join('; ')}).`,
-      "What differs offline: the offline mutation proposer reads only the diagnosis's failure-category counts (storage / retrieval / answering), never the failure cases. random = the proposer gets no diagnosis (only randomly sampled failures, which it ignores), so it works through the targets in fixed pipeline order (storage → retrieval → answering) with operators drawn at random within a target, instead of targeting the most frequent failure category.",
+      `Same supervision, RNG seed and ${c.iterations} iterations for every mode; ` +
+        `test = official QA of the same histories (${c.datasets.map((d) => ctx.testNote(d.id)).join('; ')}).`,
+      "What differs offline: the offline mutation proposer reads only the diagnosis's failure-category counts " +
+        '(storage / retrieval / answering), never the failure cases. ' +
+        'random = the proposer gets no diagnosis (only randomly sampled failures, which it ignores), ' +
+        'so it works through the targets in fixed pipeline order (storage → retrieval → answering) ' +
+        'with operators drawn at random within a target, instead of targeting the most frequent failure category.',
       ...[...new Set(rows.map((r) => r.dataset))].flatMap(
         (d) =>
           sameDesignNote(
@@ -45,7 +50,10 @@ export async function runFeedbackExperiment(ctx: BenchContext): Promise<Feedback
             rows.filter((r) => r.dataset === d).map((r) => ({ label: r.mode, program: r.design.program })),
           ) ?? [],
       ),
-      'diagnosis (failures sampled in proportion to their frequency) and diagnosis + stratified (failures sampled per category) hand the offline proposer the same counts, so offline they make the same proposals and reach the same design; they differ only for an LLM proposer, which reads the cases.',
+      'diagnosis (failures sampled in proportion to their frequency) and diagnosis + stratified ' +
+        '(failures sampled per category) hand the offline proposer the same counts, ' +
+        'so offline they make the same proposals and reach the same design; ' +
+        'they differ only for an LLM proposer, which reads the cases.',
     ],
     tables: feedbackTables(rows),
     seconds: (performance.now() - started) / 1000,
