@@ -58,7 +58,10 @@ describe('context-linked questions (answer turn + cue turn)', () => {
     expect(c!.template).toBe('cue-reply');
     expect(c!.type).toBe('single-hop');
     expect(c!.question).toMatch(
-      /^When Melanie asked about (the summer break|the break|the plans)(?: in May 2023| on 8 May 2023)?, which agencies did Caroline mention\?$/,
+      new RegExp(
+        String.raw`^When Melanie asked about (the summer break|the break|the plans)(?: in May 2023| on 8 May 2023)?, ` +
+          String.raw`which agencies did Caroline mention\?$`,
+      ),
     );
     expect(c!.plan.answer).toBe('adoption agencies');
     // One evidence record, the answer turn; its quote is a verbatim span of it.
@@ -103,7 +106,9 @@ describe('context-linked questions (answer turn + cue turn)', () => {
         kind: 'turn',
         time: '2024-02-01T09:00:00',
         thread: 'd1',
-        text: 'User: How should I store the seed packets over winter?\nAssistant: Keep them in an airtight glass jar somewhere cool and dark.',
+        text:
+          'User: How should I store the seed packets over winter?\n' +
+          'Assistant: Keep them in an airtight glass jar somewhere cool and dark.',
       },
     ];
     const g = buildRecordGraph(ua);

@@ -72,7 +72,7 @@ describe('gists', () => {
 });
 
 describe('linked multi-hop', () => {
-  it('asks about a later turn of the same session through a shared noun, with both turns as evidence, and the reader recovers it', async () => {
+  it('asks about a later turn of the same session through a shared noun, both turns as evidence; the reader recovers it', async () => {
     let cand;
     for (let seed = 1; seed < 40 && !cand; seed++) cand = linkedWhichQuestion(ctx, at('D2:1'), at('D2:2'), 'thread', createRng(seed));
     expect(cand).toBeDefined();

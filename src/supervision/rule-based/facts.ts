@@ -33,14 +33,21 @@ export function splitSentences(text: string): Sentence[] {
   return out;
 }
 
-const UNIT_WORDS =
-  'years?|months?|weeks?|days?|hours?|minutes?|seconds?|miles?|km|kilomet(?:er|re)s?|met(?:er|re)s?|feet|foot|inches|pounds?|lbs?|kg|kilos?|kilograms?|dollars?|euros?|percent|people|persons|kids|children|students|participants|patients|members|guests|times|books|pages|chapters|pieces|paintings|songs|episodes|games|classes|lessons|sessions|tickets|copies|items|steps|stories|photos|pictures|dogs|cats|pets|plants|trees|cups|bottles|boxes|bags|rooms|floors|tables|chairs|cars|bikes|countries|cities|states|languages|courses|credits|points|goals|miles|laps|sets|reps|servings|slices|recipes|weeks|workshops|meetings|calls|emails|e-mails|files|documents|reports|cases|clients|employees|volunteers|hours|nights|shifts|visits|trips|events|concerts|shows|races|marathons|medals|awards|stars';
+const UNIT_WORDS = [
+  'years?|months?|weeks?|days?|hours?|minutes?|seconds?|miles?|km|kilomet(?:er|re)s?|met(?:er|re)s?|feet|foot|inches',
+  'pounds?|lbs?|kg|kilos?|kilograms?|dollars?|euros?|percent|people|persons|kids|children|students|participants',
+  'patients|members|guests|times|books|pages|chapters|pieces|paintings|songs|episodes|games|classes|lessons|sessions',
+  'tickets|copies|items|steps|stories|photos|pictures|dogs|cats|pets|plants|trees|cups|bottles|boxes|bags|rooms',
+  'floors|tables|chairs|cars|bikes|countries|cities|states|languages|courses|credits|points|goals|miles|laps|sets',
+  'reps|servings|slices|recipes|weeks|workshops|meetings|calls|emails|e-mails|files|documents|reports|cases|clients',
+  'employees|volunteers|hours|nights|shifts|visits|trips|events|concerts|shows|races|marathons|medals|awards|stars',
+].join('|');
 const NUMBER_WORD =
   'one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|hundred|a couple of|a dozen';
-const QUANTITY = new RegExp(
-  `(?<![\\p{L}\\p{N}$€£.,:/-])(?:[$€£]\\s?\\d{1,3}(?:,\\d{3})*(?:\\.\\d+)?(?:\\s?(?:k|million|billion))?|\\d+(?:\\.\\d+)?\\s?%|(?:\\d{1,3}(?:,\\d{3})+|\\d+(?:\\.\\d+)?|${NUMBER_WORD})(?:[\\s-]+)(?:${UNIT_WORDS}))(?![\\p{L}\\p{N}])`,
-  'giu',
-);
+const MONEY = '[$€£]\\s?\\d{1,3}(?:,\\d{3})*(?:\\.\\d+)?(?:\\s?(?:k|million|billion))?';
+const PERCENT = '\\d+(?:\\.\\d+)?\\s?%';
+const COUNTED = `(?:\\d{1,3}(?:,\\d{3})+|\\d+(?:\\.\\d+)?|${NUMBER_WORD})(?:[\\s-]+)(?:${UNIT_WORDS})`;
+const QUANTITY = new RegExp(`(?<![\\p{L}\\p{N}$€£.,:/-])(?:${MONEY}|${PERCENT}|${COUNTED})(?![\\p{L}\\p{N}])`, 'giu');
 
 const NOT_ENTITY = new Set([
   'i',
