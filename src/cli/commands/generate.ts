@@ -80,9 +80,11 @@ function summaryTable(s: GenerationSummary): string {
   const rej = new Table({ head: ['rejection', 'count'], style: PLAIN });
   for (const [r, c] of Object.entries(s.rejections).sort((a, b) => b[1] - a[1])) rej.push([r, c]);
   return [
-    `${s.history}: ${s.kept}/${s.target} items by ${s.generator} (reader ${s.reader}), ${s.bundles} bundles, ${(s.durationMs / 1000).toFixed(1)} s` +
+    `${s.history}: ${s.kept}/${s.target} items by ${s.generator} (reader ${s.reader}), ` +
+      `${s.bundles} bundles, ${(s.durationMs / 1000).toFixed(1)} s` +
       (s.mode === 'llm'
-        ? `, ${s.tokens.prompt} prompt tokens (${s.tokens.promptPerKept} per kept item), ${s.tokens.cachedCalls}/${s.tokens.calls} calls cached`
+        ? `, ${s.tokens.prompt} prompt tokens (${s.tokens.promptPerKept} per kept item), ` +
+          `${s.tokens.cachedCalls}/${s.tokens.calls} calls cached`
         : '') +
       (s.budgetExhausted ? ' — stopped at the token budget' : '') +
       (s.resumedBundles ? ` — resumed ${s.resumedBundles} finished bundles` : '') +

@@ -57,14 +57,19 @@ export function createLlmConfigProposer(options: { client: LlmClient; maxTokens?
         revisions: ctx.revisions.length
           ? ctx.revisions
               .slice(-MAX_REVISIONS)
-              .map(
-                (r) =>
-                  `- ${r.id} from ${r.parent}: ${r.accepted ? 'ACCEPTED' : 'rejected'}${r.delta !== null ? ` (Δ ${r.delta.toFixed(4)})` : ''}; ${r.edits.join(', ') || '(no change applied)'}; ${r.rationale}${r.failure ? `; failed: ${r.failure}` : ''}`,
-              )
+              .map((r) => {
+                const delta = r.delta !== null ? ` (Δ ${r.delta.toFixed(4)})` : '';
+                const failed = r.failure ? `; failed: ${r.failure}` : '';
+                return (
+                  `- ${r.id} from ${r.parent}: ${r.accepted ? 'ACCEPTED' : 'rejected'}${delta}; ` +
+                  `${r.edits.join(', ') || '(no change applied)'}; ${r.rationale}${failed}`
+                );
+              })
               .join('\n')
           : '(none yet)',
         repair: ctx.repair
-          ? `\nYour previous change did not work (attempt ${ctx.repair.attempt}):\n${ctx.repair.feedback}\nPrevious change: ${JSON.stringify(changeOf(ctx.repair.edits)).slice(0, 2000)}\nReturn a corrected change.`
+          ? `\nYour previous change did not work (attempt ${ctx.repair.attempt}):\n${ctx.repair.feedback}\n` +
+            `Previous change: ${JSON.stringify(changeOf(ctx.repair.edits)).slice(0, 2000)}\nReturn a corrected change.`
           : '',
       };
       const r = await options.client.structured({
