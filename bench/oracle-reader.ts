@@ -104,7 +104,8 @@ for (const sample of data) {
     byCat.set(qa.category, acc);
     if (shown.length < show && byCat.get(qa.category)!.n % 7 === 0)
       shown.push(
-        `[${qa.category}] ${qa.question}\n   gold: ${gold}\n   read: ${answer}   (LoCoMo F1 ${locomo.toFixed(2)})\n   ctx: ${context.slice(0, 300).replace(/\n/g, ' | ')}`,
+        `[${qa.category}] ${qa.question}\n   gold: ${gold}\n   read: ${answer}   (LoCoMo F1 ${locomo.toFixed(2)})\n` +
+          `   ctx: ${context.slice(0, 300).replace(/\n/g, ' | ')}`,
       );
   }
 }
@@ -124,6 +125,7 @@ for (const cat of [...byCat.keys()].sort()) {
 }
 if (total.n)
   rows.push(
-    `1-4       ${String(total.n).padEnd(5)} ${fmt(total.locomo / total.n)}      ${fmt(total.f1 / total.n)}     ${fmt(total.correct / total.n)}`,
+    `1-4       ${String(total.n).padEnd(5)} ${fmt(total.locomo / total.n)}      ` +
+      `${fmt(total.f1 / total.n)}     ${fmt(total.correct / total.n)}`,
   );
 process.stdout.write(`${shown.join('\n')}\n${rows.join('\n')}\n`);

@@ -82,7 +82,8 @@ describe('compileDesign', () => {
 
   it('checks that the default export is a MemoryDesign, at the export', async () => {
     const r = await compileDesign(
-      "import type { Hit } from 'memsteer/contract';\nconst x = 1;\nexport default { store: () => ({ units: [] }), retrieve: (): Hit[] => [], context: () => ({ text: 3, units: [] }) };\n",
+      "import type { Hit } from 'memsteer/contract';\nconst x = 1;\n" +
+        'export default { store: () => ({ units: [] }), retrieve: (): Hit[] => [], context: () => ({ text: 3, units: [] }) };\n',
     );
     expect(r.ok).toBe(false);
     if (r.ok) return;

@@ -159,7 +159,8 @@ describe('exportDesign', () => {
     expect(r.manifest.program).toMatchObject({ id: seed.id, kind: 'seed', parent: null, best: false });
     expect(r.manifest.lineage).toHaveLength(1);
     expect(r.manifest.scores.test).toEqual({ value: 0.31, n: 18, metrics: { accuracy: 0.2, 'recall@10': 0.45 } });
-    expect(readFileSync(join(dir, 'export-seed', 'README.md'), 'utf8')).toContain('| official test QA | 18 | 31.0 | 45.0 | – | 20.0 | – |');
+    const readme = readFileSync(join(dir, 'export-seed', 'README.md'), 'utf8');
+    expect(readme).toContain('| official test QA | 18 | 31.0 | 45.0 | – | 20.0 | – |');
   });
 
   it('runs as `memsteer export` and says what it wrote', async () => {
