@@ -61,7 +61,8 @@ for (const h of histories) {
 const s = summarize(traces);
 const f = (x: number | null | undefined) => (x === null || x === undefined ? '-' : x.toFixed(3));
 process.stdout.write(
-  `${seed} budget ${budget}: n ${s.n} accuracy ${f(s.accuracy)} F1 ${f(s.f1)} LoCoMo-F1 1-4 ${f(s.locomo?.categories1to4)} R@1/5/10 ${f(s.recallAt['1'])}/${f(s.recallAt['5'])}/${f(s.recallAt['10'])} ctxRecall ${f(s.contextRecall)}\n`,
+  `${seed} budget ${budget}: n ${s.n} accuracy ${f(s.accuracy)} F1 ${f(s.f1)} LoCoMo-F1 1-4 ${f(s.locomo?.categories1to4)} ` +
+    `R@1/5/10 ${f(s.recallAt['1'])}/${f(s.recallAt['5'])}/${f(s.recallAt['10'])} ctxRecall ${f(s.contextRecall)}\n`,
 );
 for (const [c, b] of Object.entries(s.perCategory))
   process.stdout.write(

@@ -132,7 +132,11 @@ export class BenchContext {
   testNote(dataset: BenchDataset): string {
     if (dataset === 'locomo') return 'LoCoMo: official categories 1–4 (multi-hop, temporal, open-domain, single-hop)';
     const k = this.config.rhelmTestPerPersona;
-    return `RHELM: ${k === null ? 'every official question' : `a fixed sample of at most ${k} official questions per persona (the first in hash order of the id; all question types)`}, answered from the history up to the question's date (memory built per question date)`;
+    const questions =
+      k === null
+        ? 'every official question'
+        : `a fixed sample of at most ${k} official questions per persona (the first in hash order of the id; all question types)`;
+    return `RHELM: ${questions}, answered from the history up to the question's date (memory built per question date)`;
   }
 
   async close(): Promise<void> {

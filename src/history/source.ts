@@ -81,7 +81,8 @@ export function detectFormat(path: string): HistoryFormat {
     if (entries.has('QA_final') && entries.has('conversations')) return 'rhelm';
     throw new InputError(
       'E_CANNOT_DETECT',
-      `${path}: cannot tell the format of this directory (a RHELM folder has QA_final/ and conversations/); prefix the path with a format: ${FORMATS.join(', ')}`,
+      `${path}: cannot tell the format of this directory (a RHELM folder has QA_final/ and conversations/); ` +
+        `prefix the path with a format: ${FORMATS.join(', ')}`,
       { file: path },
     );
   }

@@ -67,7 +67,10 @@ function stripFence(s: string): string {
 
 /** The user turn that sends a failed reply back with what was wrong with it. */
 export function repairPrompt(error: string): string {
-  return `Your previous reply could not be used: ${error}. Reply again with only a JSON object that matches the required schema, nothing else.`;
+  return (
+    `Your previous reply could not be used: ${error}. ` +
+    'Reply again with only a JSON object that matches the required schema, nothing else.'
+  );
 }
 
 /** The instruction added in plain JSON mode (`json_object`), where the server does not see the schema itself. */

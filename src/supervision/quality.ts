@@ -30,7 +30,8 @@ export type QualityReport = z.infer<typeof QualityReportSchema>;
 
 const FRAME = new Set(
   terms(
-    'times asked reply right before separate conversations sessions e-mails come came mention mentioned talk talked passed later days many much name given date written document section question',
+    'times asked reply right before separate conversations sessions e-mails come came mention mentioned talk talked passed later ' +
+      'days many much name given date written document section question',
   ),
 );
 

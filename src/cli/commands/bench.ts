@@ -143,7 +143,8 @@ export async function runBenchCommand(input: OptionsInput<typeof BENCH_OPTIONS>,
   if (f.json) io.out(`${JSON.stringify({ seconds: report.seconds, files: report.files, results: report.results }, null, 2)}\n`);
   else
     io.out(
-      `wrote ${report.files.length} files to ${resolve(f.out)} in ${(report.seconds / 60).toFixed(1)} min:\n${report.files.map((p) => `  ${p}`).join('\n')}\n`,
+      `wrote ${report.files.length} files to ${resolve(f.out)} in ${(report.seconds / 60).toFixed(1)} min:\n` +
+        `${report.files.map((p) => `  ${p}`).join('\n')}\n`,
     );
   return report;
 }

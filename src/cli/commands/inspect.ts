@@ -63,7 +63,8 @@ export function renderSummary(source: string, s: HistoriesSummary): string {
     out.push(qa.toString());
     const e = s.total.evidence;
     out.push(
-      `evidence: ${fmt(e.refs)} references, ${fmt(e.resolved)} resolved (${fmt(e.links)} record links; ${fmt(e.approximate)} through a fallback match), ${fmt(e.unresolved)} unresolved`,
+      `evidence: ${fmt(e.refs)} references, ${fmt(e.resolved)} resolved ` +
+        `(${fmt(e.links)} record links; ${fmt(e.approximate)} through a fallback match), ${fmt(e.unresolved)} unresolved`,
     );
   } else {
     out.push('no official QA in this source');

@@ -43,7 +43,9 @@ export function bootstrapAcceptance(options: { level?: number; resamples?: numbe
         accept,
         delta,
         ci,
-        reason: `mean per-question gain ${fmt(r.mean)} over ${r.n} questions, ${Math.round(level * 100)}% CI [${fmt(r.lower)}, ${fmt(r.upper)}]${accept ? '' : ' includes 0'}`,
+        reason:
+          `mean per-question gain ${fmt(r.mean)} over ${r.n} questions, ` +
+          `${Math.round(level * 100)}% CI [${fmt(r.lower)}, ${fmt(r.upper)}]${accept ? '' : ' includes 0'}`,
       };
     },
   };

@@ -225,7 +225,8 @@ export function pickCues(
   const cands: Token[] = [];
   for (const t of tokensIn(text, start, end)) {
     const lower = t.word.toLowerCase();
-    if (lower.length < 3 || /\d/.test(lower) || isStopword(lower) || VAGUE.has(lower) || /ly$/.test(lower) || /['’]/.test(lower)) continue;
+    if (lower.length < 3 || /\d/.test(lower) || isStopword(lower) || VAGUE.has(lower)) continue;
+    if (/ly$/.test(lower) || /['’]/.test(lower)) continue;
     if (options.exclude?.has(t.stem) || seen.has(t.stem)) continue;
     const df = postings.get(t.stem)?.length ?? 0;
     if (df === 0 || df > maxDf) continue;
