@@ -113,7 +113,8 @@ try {
 }
 
 console.log(
-  `design ${DESIGN}\nhistory ${HISTORY}: ${histories.length} histories, ${questions.length} questions (categories 1-4), budget ${BUDGET.tokens}`,
+  `design ${DESIGN}\nhistory ${HISTORY}: ${histories.length} histories, ${questions.length} questions (categories 1-4), ` +
+    `budget ${BUDGET.tokens}`,
 );
 console.log(`pool: ${JOBS} child processes; in-process: this process, no isolate; machine parallelism ${availableParallelism()}`);
 console.table(
@@ -128,6 +129,7 @@ for (const stages of ['design stages only', 'full (answer+score)']) {
   const rs = rows.filter((r) => r.stages === stages);
   const best = (k: 'pool' | 'inProcess') => Math.max(...rs.map((r) => r[k]));
   console.log(
-    `${stages}: best pool ${best('pool').toFixed(0)} q/s vs best in-process ${best('inProcess').toFixed(0)} q/s → ${(best('pool') / best('inProcess')).toFixed(2)}x`,
+    `${stages}: best pool ${best('pool').toFixed(0)} q/s vs best in-process ${best('inProcess').toFixed(0)} q/s ` +
+      `→ ${(best('pool') / best('inProcess')).toFixed(2)}x`,
   );
 }

@@ -159,10 +159,12 @@ try {
 }
 
 console.log(
-  `design ${DESIGN}\nhistory ${HISTORY}: ${histories.length} histories, ${questions.length} questions (categories 1-4), budget ${BUDGET.tokens}, full pipeline`,
+  `design ${DESIGN}\nhistory ${HISTORY}: ${histories.length} histories, ${questions.length} questions (categories 1-4), ` +
+    `budget ${BUDGET.tokens}, full pipeline`,
 );
 console.log(
-  `local: pool of N child processes; queue: N memsteer workers (concurrency 1) on ${redis.url}; machine parallelism ${availableParallelism()}`,
+  `local: pool of N child processes; queue: N memsteer workers (concurrency 1) on ${redis.url}; ` +
+    `machine parallelism ${availableParallelism()}`,
 );
 console.table(
   rows.map((r) => ({

@@ -55,7 +55,8 @@ for (const [name, src] of designs) {
   const r = await compileDesign(src, { fileName: name });
   const again = await compileDesign(src, { fileName: name });
   out(
-    `compile ${name}: ${r.ms.toFixed(1)} ms (${r.ok ? 'ok' : `${r.diagnostics.length} diagnostics: ${r.diagnostics[0]?.message}`}), cached ${again.ms.toFixed(2)} ms`,
+    `compile ${name}: ${r.ms.toFixed(1)} ms (${r.ok ? 'ok' : `${r.diagnostics.length} diagnostics: ${r.diagnostics[0]?.message}`}), ` +
+      `cached ${again.ms.toFixed(2)} ms`,
   );
 }
 
@@ -74,7 +75,9 @@ for (const [label, recs] of [
   const qs = locomo[0]!.qa.map((q) => q.question);
   const [, searchAll] = time(() => qs.forEach((q) => index.search(q, 10)));
   out(
-    `bm25 ${label} (${docs.length} docs): wink build ${wink.toFixed(0)} ms, plain TS build ${plain.toFixed(0)} ms, cache miss ${miss.toFixed(0)} ms, cache hit (hash) ${hit.toFixed(1)} ms, wink search ${((searchAll * 1000) / qs.length).toFixed(0)} µs/query`,
+    `bm25 ${label} (${docs.length} docs): wink build ${wink.toFixed(0)} ms, plain TS build ${plain.toFixed(0)} ms, ` +
+      `cache miss ${miss.toFixed(0)} ms, cache hit (hash) ${hit.toFixed(1)} ms, ` +
+      `wink search ${((searchAll * 1000) / qs.length).toFixed(0)} µs/query`,
   );
 }
 
@@ -118,7 +121,8 @@ const sb = created.sandbox;
 const [stored, sandboxStoreMs] = [await sb.store(conv0), 0];
 if (!stored.ok) throw new Error(stored.failure.message);
 out(
-  `sandbox store of ${conv0.length} records (copy in, design, bm25 index cache ${stored.bm25CacheHits ? 'hit' : 'miss'}): ${stored.ms.toFixed(1)} ms`,
+  `sandbox store of ${conv0.length} records (copy in, design, bm25 index cache ${stored.bm25CacheHits ? 'hit' : 'miss'}): ` +
+    `${stored.ms.toFixed(1)} ms`,
 );
 void sandboxStoreMs;
 const host = createHostTools();
@@ -168,6 +172,7 @@ out(`CPU time per question (retrieve + context over ${conv0.length} units, ${que
 out(`  sandbox    best ${best(sandboxUs).toFixed(1)} µs, median ${median(sandboxUs).toFixed(1)} µs`);
 out(`  in-process best ${best(inProcessUs).toFixed(1)} µs, median ${median(inProcessUs).toFixed(1)} µs`);
 out(
-  `  sandboxed/in-process questions/s: best ${(best(inProcessUs) / best(sandboxUs)).toFixed(2)}×, median ${(median(inProcessUs) / median(sandboxUs)).toFixed(2)}×`,
+  `  sandboxed/in-process questions/s: best ${(best(inProcessUs) / best(sandboxUs)).toFixed(2)}×, ` +
+    `median ${(median(inProcessUs) / median(sandboxUs)).toFixed(2)}×`,
 );
 sb.dispose();

@@ -96,7 +96,9 @@ describe('applyAndCheck', () => {
     const line = r.source.split('\n').findIndex((l) => l.includes('q.txt')) + 1;
     expect(r.diagnostics).toEqual([{ line, column: 1, message: "Property 'txt' does not exist on type 'Question'. Did you mean 'text'?" }]);
     expect(describeEditFailure(r)).toBe(
-      `The edits applied but the design does not type-check:\n- line ${line}:1: Property 'txt' does not exist on type 'Question'. Did you mean 'text'?\n    return tools.bm25.index(memory.units).search(q.txt, K);`,
+      'The edits applied but the design does not type-check:\n' +
+        `- line ${line}:1: Property 'txt' does not exist on type 'Question'. Did you mean 'text'?\n` +
+        '    return tools.bm25.index(memory.units).search(q.txt, K);',
     );
   });
 });

@@ -24,7 +24,8 @@ describe('splitMarkdown', () => {
 describe('splitHtml / htmlToText', () => {
   it('splits the body at h1–h6 and renders lists and tables as text', () => {
     const s = splitHtml(
-      '<html><head><title>t</title><style>h1{}</style></head><body><h1>Top &amp; <em>More</em></h1><p>a<br />b</p><h3 id="x">Sub</h3><ul><li>one</li><li>two</li></ul></body></html>',
+      '<html><head><title>t</title><style>h1{}</style></head><body><h1>Top &amp; <em>More</em></h1><p>a<br />b</p>' +
+        '<h3 id="x">Sub</h3><ul><li>one</li><li>two</li></ul></body></html>',
     );
     expect(s.map((x) => [x.heading, x.level, x.parent])).toEqual([
       ['Top & More', 1, undefined],

@@ -168,7 +168,8 @@ describe('process pool', () => {
 describe('describeExit', () => {
   it('picks the OOM line out of V8 noise', () => {
     const tail =
-      '<--- Last few GCs --->\n[1:0x1] 150 ms: Mark-Compact\nFATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory\n 1: 0xb0 node::Abort()';
+      '<--- Last few GCs --->\n[1:0x1] 150 ms: Mark-Compact\n' +
+      'FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory\n 1: 0xb0 node::Abort()';
     expect(describeExit(null, 'SIGABRT', tail)).toBe(
       'sandbox process killed by SIGABRT: FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory',
     );

@@ -94,7 +94,9 @@ export function applyEdits(source: string, edits: readonly unknown[]): ApplyResu
         errors.push({
           edit: index,
           code: EditErrorCode.stillReferenced,
-          message: `edit ${index} (remove-helper): ${name} is still used on line${lines.length > 1 ? 's' : ''} ${lines.join(', ')} of the edited design; replace those uses first`,
+          message:
+            `edit ${index} (remove-helper): ${name} is still used on line${lines.length > 1 ? 's' : ''} ${lines.join(', ')} ` +
+            'of the edited design; replace those uses first',
         });
       }
     }
@@ -217,7 +219,8 @@ function parseFunctionCode(code: string): FunctionParts {
       if (e && (Node.isArrowFunction(e) || Node.isFunctionExpression(e)))
         return partsOf(e, Node.isFunctionExpression(e) ? e.getName() : undefined, comment);
     }
-    fail(EditErrorCode.notFunction, 'code must be one function: `function name(…) {…}`, `const name = (…) => …` or a method `name(…) {…}`');
+    const shapes = ['`function name(…) {…}`', '`const name = (…) => …`'].join(', ');
+    fail(EditErrorCode.notFunction, `code must be one function: ${shapes} or a method \`name(…) {…}\``);
   }
   // A method is not a statement: read it as the only member of an object literal.
   const wrapped = `const __edit = {\n${trimmed}\n};`;
@@ -287,7 +290,8 @@ function render(parts: FunctionParts, site: FunctionSite, name: string): string 
         .getModifiers()
         .map((m) => m.getText())
         .filter((m) => m === 'export' || m === 'default');
-      return `${mods.map((m) => `${m} `).join('')}${asyncKw}function${parts.isGenerator ? '*' : ''} ${name}${signature(parts)} ${blockBody(parts)}`;
+      const keywords = `${mods.map((m) => `${m} `).join('')}${asyncKw}function${parts.isGenerator ? '*' : ''}`;
+      return `${keywords} ${name}${signature(parts)} ${blockBody(parts)}`;
     }
     case 'property':
     case 'const':
@@ -458,7 +462,8 @@ function setConstant(
   if (!kind)
     fail(
       EditErrorCode.notLiteral,
-      `${name} is not set to a literal (${init?.getText().slice(0, 60) ?? 'no initializer'}); change it with replace-function or add-helper instead`,
+      `${name} is not set to a literal (${init?.getText().slice(0, 60) ?? 'no initializer'}); ` +
+        'change it with replace-function or add-helper instead',
     );
   if (kind !== valueKind(value)) fail(EditErrorCode.literalKind, `${name} is a ${kind}; the new value is a ${valueKind(value)}`);
   if (kind === 'array') {

@@ -32,7 +32,8 @@ export function checkDesignRules(source: string, fileName: string): CompileDiagn
         at(
           statement,
           'forbidden-import',
-          `import from '${spec}' is not allowed: a design may only \`import type\` from the contract (capabilities come in through \`tools\`)`,
+          `import from '${spec}' is not allowed: ` +
+            'a design may only `import type` from the contract (capabilities come in through `tools`)',
         );
       } else if (!isTypeOnlyImport(statement)) {
         at(

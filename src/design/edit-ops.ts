@@ -26,7 +26,8 @@ export const ReplaceFunctionSchema = z.object({
   op: z.literal('replace-function'),
   name: Identifier,
   code: Code.describe(
-    'the full new function: a function declaration, `const name = (...) => ...`, or a method `name(...) { ... }` for store/retrieve/context',
+    'the full new function: a function declaration, `const name = (...) => ...`, ' +
+      'or a method `name(...) { ... }` for store/retrieve/context',
   ),
 });
 export const AddHelperSchema = z.object({
@@ -156,6 +157,8 @@ export function describeInvalid(
   return {
     edit: index,
     code: EditErrorCode.invalid,
-    message: `edit ${index}${typeof op === 'string' ? ` (${op})` : ''}: ${where}; ops are replace-function, add-helper, remove-helper, set-constant, replace-stage`,
+    message:
+      `edit ${index}${typeof op === 'string' ? ` (${op})` : ''}: ${where}; ` +
+      'ops are replace-function, add-helper, remove-helper, set-constant, replace-stage',
   };
 }

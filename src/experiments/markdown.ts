@@ -85,15 +85,18 @@ export function readmeMarkdown(results: readonly ExperimentResult[], config: Ben
   const parts = [
     '# memsteer bench (offline)',
     '',
-    `Offline versions of the MemSteer tables: rule-based supervision generator, offline mutation proposer, extractive reader as the fixed answerer, ` +
-      `token-F1 judge (correct when F1 ≥ 0.5), objective = context recall of gold evidence on validation items. Numbers are percentages.`,
+    'Offline versions of the MemSteer tables: rule-based supervision generator, offline mutation proposer, ' +
+      'extractive reader as the fixed answerer, token-F1 judge (correct when F1 ≥ 0.5), ' +
+      'objective = context recall of gold evidence on validation items. Numbers are percentages.',
     '',
     `Development histories (the only ones calibration scripts read; see the README's "Development subsets"): ` +
-      `${config.datasets.map((d) => `${d.id} ${devLabel(d.id)}`).join('; ')}. Every table reports them (dev) apart from the held-out histories.`,
+      `${config.datasets.map((d) => `${d.id} ${devLabel(d.id)}`).join('; ')}. ` +
+      'Every table reports them (dev) apart from the held-out histories.',
     '',
     `Datasets: ${config.datasets.map((d) => `${d.id} (\`${d.source}\`)`).join(', ')}. ` +
-      `${config.iterations} iterations per optimization run, RNG seed ${config.rngSeed}, context budget ${config.contextBudget} tokens, ` +
-      `${config.perHistory} generated items per history (validation share ${config.valShare}). Total wall time ${(seconds / 60).toFixed(1)} min.`,
+      `${config.iterations} iterations per optimization run, RNG seed ${config.rngSeed}, ` +
+      `context budget ${config.contextBudget} tokens, ${config.perHistory} generated items per history ` +
+      `(validation share ${config.valShare}). Total wall time ${(seconds / 60).toFixed(1)} min.`,
     '',
     ...results.map((r) => `- [${r.title}](${r.experiment}.md) (${r.experiment}.json)`),
     '',

@@ -328,7 +328,8 @@ class OpenAiCompatibleClient implements MeteredLlmClient {
     if (model === undefined) {
       throw new LlmError(
         'E_LLM_NO_MODEL',
-        `no model configured for the ${req.role} role; set MEMSTEER_MODEL_${req.role.toUpperCase()} (or models.${req.role}), or check hasRole() first`,
+        `no model configured for the ${req.role} role; set MEMSTEER_MODEL_${req.role.toUpperCase()} (or models.${req.role}), ` +
+          'or check hasRole() first',
         { role: req.role },
       );
     }
@@ -535,10 +536,13 @@ class OpenAiCompatibleClient implements MeteredLlmClient {
     const cause = maskedCause(rawCause, this.config.apiKey);
     const tries = `${attempts} attempt${attempts === 1 ? '' : 's'}`;
     const where = `${role} call to ${model} at ${this.baseURL}`;
+    const slowDown = 'lower concurrency (MEMSTEER_LLM_CONCURRENCY) or try again later';
     const message: Record<LlmErrorCode, string> = {
-      E_LLM_TIMEOUT: `${where} timed out after ${this.config.timeoutMs} ms (${tries}); raise timeoutMs (MEMSTEER_LLM_TIMEOUT_MS) or check the server`,
+      E_LLM_TIMEOUT:
+        `${where} timed out after ${this.config.timeoutMs} ms (${tries}); ` +
+        'raise timeoutMs (MEMSTEER_LLM_TIMEOUT_MS) or check the server',
       E_LLM_CONNECTION: `${where} could not connect (${tries}): ${f.detail}; check OPENAI_BASE_URL and that the server is running`,
-      E_LLM_RATE_LIMIT: `${where} still rate-limited (HTTP 429) after ${tries}; lower concurrency (MEMSTEER_LLM_CONCURRENCY) or try again later`,
+      E_LLM_RATE_LIMIT: `${where} still rate-limited (HTTP 429) after ${tries}; ${slowDown}`,
       E_LLM_AUTH: `${where} was refused (HTTP ${f.status}): ${f.detail}; check OPENAI_API_KEY and the model name`,
       E_LLM_HTTP: `${where} failed with HTTP ${f.status ?? '?'} (${tries}): ${f.detail}`,
       E_LLM_SCHEMA: '',

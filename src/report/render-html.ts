@@ -21,6 +21,28 @@ const METRIC_LABELS: Record<keyof Omit<Metrics, 'n'>, string> = {
   marginalUtility: 'marginal utility',
 };
 
+const CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:";
+
+const NAV = [
+  ['fitness', 'fitness'],
+  ['lineage', 'lineage'],
+  ['failures', 'failure categories'],
+  ['revisions', 'revisions'],
+  ['scores', 'scores by category'],
+  ['cost', 'cost'],
+]
+  .map(([id, text]) => `<a href="#${id}">${text}</a>`)
+  .join(' · ');
+
+const LINEAGE_NOTE =
+  'Every program under the parent it was derived from. Accepted programs are highlighted and link to their diff; ' +
+  'hover a node for its rationale and decision.';
+
+const FAILURES_NOTE =
+  'Training-set diagnosis of the program the search stood on after each iteration (the most recently accepted one): ' +
+  'where each failed question lost its evidence — storage (not in memory), retrieval (stored, not delivered), ' +
+  'answering (delivered, answered wrongly).';
+
 /**
  * The report page. Text, tables, the lineage tree and the diffs are rendered here (escaped), so they read without
  * JavaScript; the charts are drawn in the browser by the inlined library from the JSON data block. The CSP forbids
@@ -33,7 +55,7 @@ export function renderHtml(data: ReportData, assets: PageAssets): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
+<meta http-equiv="Content-Security-Policy" content="${CSP}">
 <title>${escapeHtml(title)}</title>
 <style>${assets.css}</style>
 </head>
@@ -41,29 +63,29 @@ export function renderHtml(data: ReportData, assets: PageAssets): string {
 <header>
 <h1>memsteer run <code>${escapeHtml(data.run.name)}</code></h1>
 <p class="meta">${header(data)}</p>
-<nav><a href="#fitness">fitness</a> · <a href="#lineage">lineage</a> · <a href="#failures">failure categories</a> · <a href="#revisions">revisions</a> · <a href="#scores">scores by category</a> · <a href="#cost">cost</a></nav>
+<nav>${NAV}</nav>
 </header>
 <main>
 ${summary(data)}
 <section id="fitness">
 <h2>Fitness over iterations</h2>
-<p class="note">Validation fitness (${escapeHtml(objectiveLabel(data.run.objective))}) of every evaluated candidate, accepted and rejected, with the best accepted score so far. Invalid proposals (edits that did not apply or compile) and failed evaluations have no score and appear only in the lineage.</p>
+<p class="note">${fitnessNote(data)}</p>
 <div class="chart-box"><canvas id="chart-fitness" aria-label="fitness over iterations" role="img"></canvas></div>
 </section>
 <section id="lineage">
 <h2>Lineage</h2>
-<p class="note">Every program under the parent it was derived from. Accepted programs are highlighted and link to their diff; hover a node for its rationale and decision.</p>
+<p class="note">${LINEAGE_NOTE}</p>
 ${data.programs.length ? renderLineage(data.programs) : '<p class="empty">No programs in this run yet.</p>'}
 </section>
 <section id="failures">
 <h2>Failure categories per iteration</h2>
-<p class="note">Training-set diagnosis of the program the search stood on after each iteration (the most recently accepted one): where each failed question lost its evidence — storage (not in memory), retrieval (stored, not delivered), answering (delivered, answered wrongly).</p>
+<p class="note">${FAILURES_NOTE}</p>
 <div class="chart-box"><canvas id="chart-failures" aria-label="failure categories per iteration" role="img"></canvas></div>
 ${failureTable(data)}
 </section>
 <section id="revisions">
 <h2>Accepted revisions</h2>
-${data.revisions.length ? data.revisions.map(revision).join('\n') : '<p class="empty">No proposal was accepted: the seed stayed the current design.</p>'}
+${revisions(data)}
 </section>
 <section id="scores">
 <h2>Final scores per question category</h2>
@@ -75,8 +97,8 @@ ${cost(data)}
 </section>
 </main>
 <footer>
-${data.warnings.length ? `<div class="warnings"><strong>Archive warnings</strong><ul>${data.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul></div>` : ''}
-<p>Generated ${escapeHtml(data.generatedAt)} by memsteer ${escapeHtml(data.run.memsteer)} from <code>${escapeHtml(data.run.dir)}</code>. Charts: ${escapeHtml(assets.chartLibrary.name)} ${escapeHtml(assets.chartLibrary.version)} (MIT), inlined.</p>
+${warnings(data)}
+<p>${footer(data, assets)}</p>
 </footer>
 <script>${inlineScript(assets.chartLibrary.code)}</script>
 <script type="application/json" id="report-data">${jsonForScript(data)}</script>
@@ -84,6 +106,34 @@ ${data.warnings.length ? `<div class="warnings"><strong>Archive warnings</strong
 </body>
 </html>
 `;
+}
+
+function fitnessNote(data: ReportData): string {
+  return (
+    `Validation fitness (${escapeHtml(objectiveLabel(data.run.objective))}) of every evaluated candidate, accepted and rejected, ` +
+    'with the best accepted score so far. Invalid proposals (edits that did not apply or compile) and failed evaluations ' +
+    'have no score and appear only in the lineage.'
+  );
+}
+
+function revisions(data: ReportData): string {
+  if (data.revisions.length === 0) return '<p class="empty">No proposal was accepted: the seed stayed the current design.</p>';
+  return data.revisions.map(revision).join('\n');
+}
+
+function warnings(data: ReportData): string {
+  if (data.warnings.length === 0) return '';
+  const items = data.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('');
+  return `<div class="warnings"><strong>Archive warnings</strong><ul>${items}</ul></div>`;
+}
+
+function footer(data: ReportData, assets: PageAssets): string {
+  const lib = assets.chartLibrary;
+  return (
+    `Generated ${escapeHtml(data.generatedAt)} by memsteer ${escapeHtml(data.run.memsteer)} ` +
+    `from <code>${escapeHtml(data.run.dir)}</code>. ` +
+    `Charts: ${escapeHtml(lib.name)} ${escapeHtml(lib.version)} (MIT), inlined.`
+  );
 }
 
 function objectiveLabel(objective: string): string {
@@ -108,7 +158,8 @@ function header(data: ReportData): string {
 }
 
 function card(label: string, value: string, sub = ''): string {
-  return `<div class="card"><div class="label">${escapeHtml(label)}</div><div class="value">${value}</div>${sub ? `<div class="sub">${sub}</div>` : ''}</div>`;
+  const subDiv = sub ? `<div class="sub">${sub}</div>` : '';
+  return `<div class="card"><div class="label">${escapeHtml(label)}</div><div class="value">${value}</div>${subDiv}</div>`;
 }
 
 function summary(data: ReportData): string {
@@ -119,12 +170,13 @@ function summary(data: ReportData): string {
     seed?.score !== null && seed?.score !== undefined && best?.score !== null && best?.score !== undefined
       ? formatDelta(best.score - seed.score)
       : '';
+  const tokens = data.cost.total.promptTokens + data.cost.total.completionTokens;
   return `<section id="summary" class="cards">
 ${card('seed', formatScore(seed?.score), seed ? `<code>${escapeHtml(seed.id)}</code>` : '')}
 ${card('best', formatScore(best?.score), best ? `<code>${escapeHtml(best.id)}</code>${gain ? ` · ${escapeHtml(gain)}` : ''}` : '')}
 ${card('proposals', String(s.proposals), `${s.accepted} accepted · ${s.rejected} rejected · ${s.invalid} invalid · ${s.failed} failed`)}
 ${card('iterations', String(Math.max(0, s.lastIteration)), `${s.programs} programs`)}
-${card('LLM tokens', formatInt(data.cost.total.promptTokens + data.cost.total.completionTokens), escapeHtml(formatDollars(data.cost.total.dollars)))}
+${card('LLM tokens', formatInt(tokens), escapeHtml(formatDollars(data.cost.total.dollars)))}
 </section>`;
 }
 
@@ -134,7 +186,11 @@ function failureTable(data: ReportData): string {
     const cells = cats.map((c) => `<td class="num">${b.counts ? String(b.counts[c] ?? 0) : '–'}</td>`).join('');
     return `<tr><td class="num">${b.iteration}</td><td><code>${escapeHtml(b.program ?? '–')}</code></td>${cells}</tr>`;
   });
-  return `<details><summary>Counts</summary><table class="data"><thead><tr><th>iteration</th><th>program</th>${cats.map((c) => `<th>${escapeHtml(c)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></details>`;
+  const heads = cats.map((c) => `<th>${escapeHtml(c)}</th>`).join('');
+  return (
+    `<details><summary>Counts</summary><table class="data"><thead><tr><th>iteration</th><th>program</th>${heads}</tr></thead>` +
+    `<tbody>${rows.join('')}</tbody></table></details>`
+  );
 }
 
 function revision(r: ReportData['revisions'][number]): string {
@@ -149,9 +205,8 @@ function revision(r: ReportData['revisions'][number]): string {
     r.proposer ? `by ${r.proposer}` : '',
     r.targets ? `targets ${r.targets} failures` : '',
   ].filter(Boolean);
-  const applied = r.applied.length
-    ? `<ul class="edits">${r.applied.map((a) => `<li><span class="op">${escapeHtml(a.op)}</span> ${escapeHtml(a.summary)}</li>`).join('')}</ul>`
-    : '';
+  const edits = r.applied.map((a) => `<li><span class="op">${escapeHtml(a.op)}</span> ${escapeHtml(a.summary)}</li>`);
+  const applied = r.applied.length ? `<ul class="edits">${edits.join('')}</ul>` : '';
   const diff =
     r.diff === null
       ? '<p class="empty">A source is missing from the archive: no diff.</p>'
@@ -183,11 +238,13 @@ function scores(data: ReportData): string {
     }
     const summaryOnly = entries.every((e) => e.source === 'summary');
     const what = summaryOnly
-      ? `${METRIC_LABELS[data.scores.metric]}, seed vs best. The run recorded official-test aggregates only; per-category scores need the programs' official traces (${OFFICIAL_TRACES_DIR}/<program>.jsonl).`
+      ? `${METRIC_LABELS[data.scores.metric]}, seed vs best. The run recorded official-test aggregates only; ` +
+        `per-category scores need the programs' official traces (${OFFICIAL_TRACES_DIR}/<program>.jsonl).`
       : `${METRIC_LABELS[data.scores.metric]} per question category, seed vs best.`;
+    const chartLabel = `${escapeHtml(label[split])} per category`;
     blocks.push(`<h3>${escapeHtml(label[split])}</h3>
 <p class="note">${escapeHtml(what)}</p>
-<div class="chart-box short"><canvas id="chart-scores-${split}" aria-label="${escapeHtml(label[split])} per category" role="img"></canvas></div>
+<div class="chart-box short"><canvas id="chart-scores-${split}" aria-label="${chartLabel}" role="img"></canvas></div>
 ${scoreTable(entries)}`);
   }
   return blocks.join('\n');
@@ -204,12 +261,15 @@ function scoreTable(entries: SplitScoresEntry[]): string {
   const cell = (m: Metrics | undefined, k: keyof typeof METRIC_LABELS) => `<td class="num">${m ? formatScore(m[k]) : '–'}</td>`;
   const row = (name: string, pick: (e: SplitScoresEntry) => Metrics | undefined, cls = '') => {
     const n = pick(cols[cols.length - 1]!)?.n ?? pick(cols[0]!)?.n ?? 0;
-    return `<tr${cls ? ` class="${cls}"` : ''}><td>${escapeHtml(name)}</td><td class="num">${n}</td>${metricKeys.map((k) => cols.map((c) => cell(pick(c), k)).join('')).join('')}</tr>`;
+    const cells = metricKeys.map((k) => cols.map((c) => cell(pick(c), k)).join('')).join('');
+    return `<tr${cls ? ` class="${cls}"` : ''}><td>${escapeHtml(name)}</td><td class="num">${n}</td>${cells}</tr>`;
   };
-  const head1 = `<tr><th rowspan="2">category</th><th rowspan="2">n</th>${metricKeys.map((k) => `<th colspan="${cols.length}">${escapeHtml(METRIC_LABELS[k])}</th>`).join('')}</tr>`;
+  const metricHeads = metricKeys.map((k) => `<th colspan="${cols.length}">${escapeHtml(METRIC_LABELS[k])}</th>`).join('');
+  const head1 = `<tr><th rowspan="2">category</th><th rowspan="2">n</th>${metricHeads}</tr>`;
   const sameProgram = seed !== undefined && best !== undefined && seed.program === best.program;
   const roleLabel = (c: SplitScoresEntry) => (sameProgram ? 'seed = best' : c.role);
-  const head2 = `<tr>${metricKeys.map(() => cols.map((c) => `<th title="${escapeHtml(c.program)}">${roleLabel(c)}</th>`).join('')).join('')}</tr>`;
+  const roleHeads = cols.map((c) => `<th title="${escapeHtml(c.program)}">${roleLabel(c)}</th>`).join('');
+  const head2 = `<tr>${metricKeys.map(() => roleHeads).join('')}</tr>`;
   const body = [...categories.map((c) => row(c, (e) => e.perCategory[c])), row('all', (e) => e.overall, 'total')];
   return `<table class="data"><thead>${head1}${head2}</thead><tbody>${body.join('')}</tbody></table>`;
 }
@@ -217,9 +277,12 @@ function scoreTable(entries: SplitScoresEntry[]): string {
 function cost(data: ReportData): string {
   const rows = [...data.cost.roles, data.cost.total].map(
     (r) =>
-      `<tr${r.role === 'total' ? ' class="total"' : ''}><td>${escapeHtml(r.role)}</td><td>${escapeHtml(r.model)}</td><td class="num">${formatInt(r.promptTokens)}</td><td class="num">${formatInt(r.completionTokens)}</td><td class="num">${escapeHtml(formatDollars(r.dollars))}</td><td class="num">${formatSeconds(r.ms)}</td></tr>`,
+      `<tr${r.role === 'total' ? ' class="total"' : ''}><td>${escapeHtml(r.role)}</td><td>${escapeHtml(r.model)}</td>` +
+      `<td class="num">${formatInt(r.promptTokens)}</td><td class="num">${formatInt(r.completionTokens)}</td>` +
+      `<td class="num">${escapeHtml(formatDollars(r.dollars))}</td><td class="num">${formatSeconds(r.ms)}</td></tr>`,
   );
-  return `<table class="data"><thead><tr><th>role</th><th>model</th><th>prompt tokens</th><th>completion tokens</th><th>dollars</th><th>wall time</th></tr></thead><tbody>${rows.join('')}</tbody></table>
+  const heads = '<th>role</th><th>model</th><th>prompt tokens</th><th>completion tokens</th><th>dollars</th><th>wall time</th>';
+  return `<table class="data"><thead><tr>${heads}</tr></thead><tbody>${rows.join('')}</tbody></table>
 <div class="chart-box short"><canvas id="chart-cost" aria-label="wall time and tokens per iteration" role="img"></canvas></div>
 ${data.cost.notes.map((n) => `<p class="note">${escapeHtml(n)}</p>`).join('\n')}`;
 }

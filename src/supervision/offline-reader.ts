@@ -13,7 +13,8 @@ export const OFFLINE_READER = 'localise+extract@3';
 // Words of question phrasing that say nothing about which record is meant.
 const FRAME = new Set(
   terms(
-    'separate times conversations conversation sessions session e-mails emails mails come came mention mentioned talk talked talking passed later days many much name given date written document section brought bring part give shared percentage money',
+    'separate times conversations conversation sessions session e-mails emails mails come came mention mentioned talk talked ' +
+      'talking passed later days many much name given date written document section brought bring part give shared percentage money',
   ),
 );
 
@@ -272,8 +273,13 @@ const NOT_NAME = new Set([
   'but',
   'so',
 ]);
-const WEEKDAYS_MONTHS =
-  /^(?:mon|tues|wednes|thurs|fri|satur|sun)day$|^(?:january|february|march|april|may|june|july|august|september|october|november|december)$/i;
+const WEEKDAYS_MONTHS = new RegExp(
+  [
+    '^(?:mon|tues|wednes|thurs|fri|satur|sun)day$',
+    '|^(?:january|february|march|april|may|june|july|august|september|october|november|december)$',
+  ].join(''),
+  'i',
+);
 
 /** Distinct capitalised runs of a text that do not open a sentence and are no speaker's name ("Blue Harbour", "Lisbon"). */
 function properNames(text: string, speakers: readonly string[]): string[] {

@@ -4,8 +4,14 @@ import { listItems } from './answer-type.ts';
 /** Why a written question was dropped. */
 export type QuestionRejection = 'question:malformed' | 'question:record-id' | 'question:answer-leak' | 'question:not-standalone';
 
-const REFERS_TO_MATERIAL =
-  /\b(the (above|following|given|provided|attached) (text|records?|passages?|conversations?|bundle|excerpts?|material|documents?)|th(is|ese) (records?|passages?|excerpts?|bundle)|record ids?|the bundle|(in|from) the (excerpt|passage|snippet)|(passages?|excerpts?|text|records?|snippets?) (above|below))\b/i;
+const REFERS_TO_MATERIAL = new RegExp(
+  [
+    '\\b(the (above|following|given|provided|attached) (text|records?|passages?|conversations?|bundle|excerpts?|material|documents?)',
+    '|th(is|ese) (records?|passages?|excerpts?|bundle)|record ids?|the bundle|(in|from) the (excerpt|passage|snippet)',
+    '|(passages?|excerpts?|text|records?|snippets?) (above|below))\\b',
+  ].join(''),
+  'i',
+);
 
 /** Lower-case words joined by single spaces, articles dropped: the form leak checks compare. */
 function words(text: string): string {

@@ -76,7 +76,9 @@ export function register(program: Command, io: CliIO): void {
       ]);
     }
     io.out(
-      `run ${archive.manifest.run}: ${state.programs.length} programs, ${state.accepted.length} accepted, best ${state.best?.id ?? '–'} (${pct(state.best?.scores?.value)})${state.stopped ? `; stopped: ${state.stopped.reason}` : ''}\n`,
+      `run ${archive.manifest.run}: ${state.programs.length} programs, ${state.accepted.length} accepted, ` +
+        `best ${state.best?.id ?? '–'} (${pct(state.best?.scores?.value)})` +
+        `${state.stopped ? `; stopped: ${state.stopped.reason}` : ''}\n`,
     );
     io.out(`${t.toString()}\n`);
     io.out(`lineage:\n${renderLineage(state.programs)}\n`);

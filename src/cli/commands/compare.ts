@@ -138,8 +138,10 @@ export function renderDifferences(report: CompareReport): string {
   return report.differences
     .map(
       (d) =>
-        `${d.a} − ${d.b} on ${d.split === 'test' ? 'official QA (test)' : 'validation'}, ${d.n} questions, ${report.objective} fitness: ` +
-        `mean ${signed(d.mean)} pts, ${Math.round(d.level * 100)}% CI [${signed(d.lower)}, ${signed(d.upper)}] (paired bootstrap, ${d.resamples} resamples); ` +
+        `${d.a} − ${d.b} on ${d.split === 'test' ? 'official QA (test)' : 'validation'}, ` +
+        `${d.n} questions, ${report.objective} fitness: ` +
+        `mean ${signed(d.mean)} pts, ${Math.round(d.level * 100)}% CI [${signed(d.lower)}, ${signed(d.upper)}] ` +
+        `(paired bootstrap, ${d.resamples} resamples); ` +
         `${d.a} better in ${(d.pBetter * 100).toFixed(1)}% of resamples${d.lower > 0 || d.upper < 0 ? '' : ' — the interval includes 0'}`,
     )
     .join('\n');
@@ -171,8 +173,11 @@ export async function runCompareCommand(input: OptionsInput<typeof COMPARE_OPTIO
     return report;
   }
   io.out(
-    `compare: ${report.arms.map((a) => a.arm).join(' vs ')} from ${report.seed}${report.codeSeed !== report.seed ? ` (code: ${report.codeSeed})` : ''}, ${report.iterations} iterations each, objective ${report.objective}, RNG seed ${report.rngSeed}` +
-      `${report.budgetTokens ? `, ≤ ${report.budgetTokens} LLM tokens each` : ''}${report.maxProposals ? `, ≤ ${report.maxProposals} proposals each` : ''}\n`,
+    `compare: ${report.arms.map((a) => a.arm).join(' vs ')} from ${report.seed}` +
+      `${report.codeSeed !== report.seed ? ` (code: ${report.codeSeed})` : ''}, ` +
+      `${report.iterations} iterations each, objective ${report.objective}, RNG seed ${report.rngSeed}` +
+      `${report.budgetTokens ? `, ≤ ${report.budgetTokens} LLM tokens each` : ''}` +
+      `${report.maxProposals ? `, ≤ ${report.maxProposals} proposals each` : ''}\n`,
   );
   io.out("validation fitness, best so far per iteration (cand. = that iteration's candidate, * accepted):\n");
   io.out(`${renderTrajectories(report)}\n`);
@@ -187,7 +192,8 @@ export function register(program: Command, io: CliIO): void {
   const command = program
     .command('compare')
     .description(
-      'Code search vs config search from the same seed, supervision, RNG seed and budget: trajectories, final scores and the paired bootstrap CI of the difference',
+      'Code search vs config search from the same seed, supervision, RNG seed and budget: ' +
+        'trajectories, final scores and the paired bootstrap CI of the difference',
     );
   addOptions(command, COMPARE_OPTIONS).action(async (raw: Record<string, unknown>) => {
     await runCompareCommand(raw, io);

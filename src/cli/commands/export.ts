@@ -47,7 +47,8 @@ export function register(program: Command, io: CliIO): void {
     };
     io.out(
       `exported ${m.program.id}${m.program.best ? ' (the best)' : ''} of run ${m.run.name}: ` +
-        `val ${m.objective} ${pct(m.scores.val?.value)}${m.scores.test ? `, official test ${pct(m.scores.test.value)}` : ''}, budget ${m.budget.tokens} tokens\n` +
+        `val ${m.objective} ${pct(m.scores.val?.value)}${m.scores.test ? `, official test ${pct(m.scores.test.value)}` : ''}, ` +
+        `budget ${m.budget.tokens} tokens\n` +
         `  ${rel(r.files.design)}\n  ${rel(r.files.manifest)}\n  ${rel(r.files.readme)}\n` +
         `use it: import { createMemory } from 'memsteer'; const memory = await createMemory({ design: '${rel(r.files.design)}' })\n`,
     );

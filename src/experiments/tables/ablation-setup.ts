@@ -33,6 +33,9 @@ export async function ablationSetup(ctx: BenchContext, dataset: BenchDataset): P
     dataset,
     histories,
     spec: { perHistory: c.ablationPerHistory, valShare: c.ablationValShare },
-    describe: `RHELM: ${histories.length} of ${all.length} personas (${histories.map((h) => h.id).join(', ')}${histories.length < all.length ? '; the first in name order, to fit the time budget' : ''}), ${c.ablationPerHistory} generated items each (validation share ${c.ablationValShare}); test = those personas' official QA.`,
+    describe:
+      `RHELM: ${histories.length} of ${all.length} personas (${histories.map((h) => h.id).join(', ')}` +
+      `${histories.length < all.length ? '; the first in name order, to fit the time budget' : ''}), ` +
+      `${c.ablationPerHistory} generated items each (validation share ${c.ablationValShare}); test = those personas' official QA.`,
   };
 }

@@ -81,11 +81,20 @@ function mainNotes(ctx: BenchContext): string[] {
   const c = ctx.config;
   return [
     `Test = official QA of every history. ${ctx.config.datasets.map((d) => ctx.testNote(d.id)).join('. ')}.`,
-    `MemSteer: Base-BM25 evolved for ${c.iterations} iterations by the offline mutation proposer, steered by ${c.perHistory} offline-generated items per history (train/val split by bundle, validation share ${c.valShare}); the design with the best validation score is tested.`,
-    `Official-QA is a reference, not a fair comparison: it trains on the official items themselves (split into train/val by a hash of the id, validation share ${c.valShare}) and is tested on the same items. RHELM's official training items drop their question dates (one memory build per persona instead of one per date); the test keeps them.`,
-    'Per-category columns: LoCoMo official F1 (LoCoMo), token F1 per RHELM question type. Accuracy = token F1 ≥ 0.5 against the reference answer (offline judge); the extractive reader is the fixed answerer, so accuracy and F1 move less than retrieval metrics.',
-    'design = the program id in its run (`i<iteration>-<content hash>`): two rows with the same hash are the same design. "best val" is the search objective on that run\'s own validation items (generated or official), so it is not comparable across rows.',
-    'The search objective offline is context recall of gold evidence on validation items, so R@10 and context recall are the metrics the search optimizes; accuracy and F1 follow only as far as the extractive reader can use the better context.',
+    `MemSteer: Base-BM25 evolved for ${c.iterations} iterations by the offline mutation proposer, ` +
+      `steered by ${c.perHistory} offline-generated items per history (train/val split by bundle, ` +
+      `validation share ${c.valShare}); the design with the best validation score is tested.`,
+    'Official-QA is a reference, not a fair comparison: it trains on the official items themselves (split into train/val ' +
+      `by a hash of the id, validation share ${c.valShare}) and is tested on the same items. RHELM's official training ` +
+      'items drop their question dates (one memory build per persona instead of one per date); the test keeps them.',
+    'Per-category columns: LoCoMo official F1 (LoCoMo), token F1 per RHELM question type. ' +
+      'Accuracy = token F1 ≥ 0.5 against the reference answer (offline judge); the extractive ' +
+      'reader is the fixed answerer, so accuracy and F1 move less than retrieval metrics.',
+    'design = the program id in its run (`i<iteration>-<content hash>`): two rows with the same hash are the same design. ' +
+      '"best val" is the search objective on that run\'s own validation items (generated or official), ' +
+      'so it is not comparable across rows.',
+    'The search objective offline is context recall of gold evidence on validation items, so R@10 and context recall are the ' +
+      'metrics the search optimizes; accuracy and F1 follow only as far as the extractive reader can use the better context.',
   ];
 }
 
@@ -96,8 +105,10 @@ function mainTables(rows: readonly MainRow[]): Table[] {
     const rs = rows.filter((r) => r.dataset === dataset);
     const n = rs[0]?.test.n ?? 0;
     const locomo = dataset === 'locomo';
+    const histories = rs[0]?.histories ?? 0;
+    const historyWord = histories === 1 ? 'history' : 'histories';
     tables.push({
-      title: `${info.label}: official test (${rs[0]?.histories ?? 0} ${rs[0]?.histories === 1 ? 'history' : 'histories'}, ${n} questions; ${devNote(dataset)})`,
+      title: `${info.label}: official test (${histories} ${historyWord}, ${n} questions; ${devNote(dataset)})`,
       columns: [
         'method',
         'design',
@@ -122,8 +133,9 @@ function mainTables(rows: readonly MainRow[]): Table[] {
     });
     const cats = [...new Set(rs.flatMap((r) => Object.keys(r.test.perCategory)))].sort();
     const metric = info.categoryMetric;
+    const metricName = metric === 'locomoF1' ? 'LoCoMo F1' : 'F1';
     tables.push({
-      title: `${info.label}: ${metric === 'locomoF1' ? 'LoCoMo F1' : 'F1'} per ${locomo ? 'category' : 'question type'} (${devNote(dataset)})`,
+      title: `${info.label}: ${metricName} per ${locomo ? 'category' : 'question type'} (${devNote(dataset)})`,
       columns: ['method', ...SPLIT_COLUMNS, ...cats.map((c) => info.categoryNames[c] ?? c)],
       rows: rs.flatMap((r) => bySplit([r.label], r.test, (p) => cats.map((c) => pct(p.perCategory[c]?.[metric] ?? null)))),
     });

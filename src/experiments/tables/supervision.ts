@@ -28,7 +28,8 @@ export async function runSupervisionExperiment(ctx: BenchContext): Promise<Super
     for (const b of ctx.config.budgets) {
       if (b >= available) {
         skipped.push(
-          `${DATASETS[dataset].label} budget ${b}: only ${available} training items were generated, so it equals the "all training items" arm`,
+          `${DATASETS[dataset].label} budget ${b}: only ${available} training items were generated, ` +
+            'so it equals the "all training items" arm',
         );
         continue;
       }
@@ -55,12 +56,18 @@ export async function runSupervisionExperiment(ctx: BenchContext): Promise<Super
     title: 'Supervision ablations: generator checks and training budget',
     notes: [
       ...setups,
-      'without checks = the offline generator with its programmatic plan checks, question checks and offline blind reader turned off (generateSupervision `checks: false`): every templated candidate whose quotes locate in their records is kept, spans still recorded, same target count, de-duplication and type caps unchanged.',
-      `budget B = the first B training items of the checked set in hash order, with the full validation set of the checked set, so every budget is judged on the same validation items. "best val" of the unchecked arm is on its own (unchecked) validation items and is not comparable with the others.`,
-      `Every arm: Base-BM25 evolved for ${c.iterations} iterations, same RNG seed; test = official QA of the ablation histories (${c.datasets.map((d) => ctx.testNote(d.id)).join('; ')}).`,
+      'without checks = the offline generator with its programmatic plan checks, question checks and offline blind ' +
+        'reader turned off (generateSupervision `checks: false`): every templated candidate whose quotes locate in ' +
+        'their records is kept, spans still recorded, same target count, de-duplication and type caps unchanged.',
+      'budget B = the first B training items of the checked set in hash order, with the full validation ' +
+        'set of the checked set, so every budget is judged on the same validation items. "best val" of the ' +
+        'unchecked arm is on its own (unchecked) validation items and is not comparable with the others.',
+      `Every arm: Base-BM25 evolved for ${c.iterations} iterations, same RNG seed; ` +
+        `test = official QA of the ablation histories (${c.datasets.map((d) => ctx.testNote(d.id)).join('; ')}).`,
       ...skipped.map((s) => `Skipped: ${s}.`),
       ...sameDesignNotes(rows),
-      "Offline, the mutation proposer's moves depend on the training diagnosis only through its dominant failure category, and acceptance on the validation ranking; arms that agree on both walk the same path, whatever their training set.",
+      "Offline, the mutation proposer's moves depend on the training diagnosis only through its dominant failure category, " +
+        'and acceptance on the validation ranking; arms that agree on both walk the same path, whatever their training set.',
     ],
     tables: supervisionTables(rows),
     seconds: (performance.now() - started) / 1000,
@@ -83,7 +90,9 @@ function supervisionTables(rows: readonly SupervisionRow[]): Table[] {
     const rs = rows.filter((r) => r.dataset === dataset);
     const locomo = dataset === 'locomo';
     return {
-      title: `${DATASETS[dataset].label}: official test of each arm's optimized design (${rs[0]?.test.n ?? 0} questions; ${devNote(dataset)})`,
+      title:
+        `${DATASETS[dataset].label}: official test of each arm's optimized design ` +
+        `(${rs[0]?.test.n ?? 0} questions; ${devNote(dataset)})`,
       columns: [
         'supervision',
         'design',

@@ -108,9 +108,13 @@ export async function runTransferExperiment(ctx: BenchContext): Promise<Transfer
   const c = ctx.config;
   return done({
     notes: [
-      `Source personas (design optimized on their generated supervision, ${c.perHistory} items each): ${sources.map((h) => h.id).join(', ')}. Targets: ${targets.map((h) => h.id).join(', ')}. Personas are taken in name order.`,
-      "frozen = the source run's best design applied unchanged to each target persona. continued = a new search per target persona, seeded with the frozen design and steered by supervision generated from that persona's own history only (one run per persona, not all targets together).",
-      `Every run: ${c.iterations} iterations of the offline mutation proposer, objective = context recall on validation items. Test = each target persona's official QA (${ctx.testNote('rhelm')}); "${ALL}" pools their questions.`,
+      `Source personas (design optimized on their generated supervision, ${c.perHistory} items each): ` +
+        `${sources.map((h) => h.id).join(', ')}. Targets: ${targets.map((h) => h.id).join(', ')}. Personas are taken in name order.`,
+      "frozen = the source run's best design applied unchanged to each target persona. continued = a " +
+        'new search per target persona, seeded with the frozen design and steered by supervision ' +
+        "generated from that persona's own history only (one run per persona, not all targets together).",
+      `Every run: ${c.iterations} iterations of the offline mutation proposer, objective = context recall on validation ` +
+        `items. Test = each target persona's official QA (${ctx.testNote('rhelm')}); "${ALL}" pools their questions.`,
       'Δ columns: percentage points against Base-BM25 on the same questions.',
       `"${ALL}" rows pool the targets of one part only: development personas (dev) and held-out personas are never pooled together.`,
     ],

@@ -92,7 +92,9 @@ export function createConfigMutationProposer(): Proposer {
             edits: configEdits({ [m.name]: m.value }),
             operator: operatorOf(m),
             target,
-            rationale: `${describe(target, counts)}; set ${m.name} from ${JSON.stringify(config[m.name])} to ${JSON.stringify(m.value)} (${CONFIG_FIELDS[m.name].doc}).`,
+            rationale:
+              `${describe(target, counts)}; set ${m.name} from ${JSON.stringify(config[m.name])} to ${JSON.stringify(m.value)} ` +
+              `(${CONFIG_FIELDS[m.name].doc}).`,
           };
         }
       }

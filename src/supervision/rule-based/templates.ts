@@ -86,7 +86,10 @@ function askMention(ctx: RuleContext, i: number, offset: number, g: Gist, lead: 
   return `${lead} did ${who} mention ${context(r, g)}?`;
 }
 
-/** Facts of `kind` (and `same`) in the sentences of record `i` that contain every stem of the phrase: the answer is unique when this is one. */
+/**
+ * Facts of `kind` (and `same`) in the sentences of record `i` that contain every stem of the phrase: the answer is
+ * unique when this is one.
+ */
 function factsNearPhrase<K extends TextFact['kind']>(
   ctx: RuleContext,
   i: number,
