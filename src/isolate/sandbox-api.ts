@@ -116,7 +116,7 @@ export interface HostToolsOptions {
 
 /** What one stage call used, reported with its result. */
 export interface ToolMeter {
-  /** Calls by tool name: `bm25.index`, `bm25.search`, `text.tokenize`, `text.stem`, `text.isStopword`,
+  /** Calls by tool name: `bm25.index`, `bm25.add`, `bm25.search`, `text.tokenize`, `text.stem`, `text.isStopword`,
    *  `text.terms`, `embed`, `llm`, `countTokens`, `log`. */
   toolCalls: Record<string, number>;
   /** Lines the design logged (capped) and how many were dropped past the cap. */
@@ -138,6 +138,11 @@ export interface HostTools {
   readonly llmAvailable: boolean;
   /** Builds (or takes from the cache) an index and returns a handle valid for this HostTools. */
   bm25Index(docs: ReadonlyArray<{ id: string; text: string }>, options?: Bm25Options): { handle: number; size: number };
+  /**
+   * A new handle for the index behind `handle` grown by `docs` (the old handle keeps answering as before); costs
+   * the new documents only, and shares the cache entry of an index built over the whole list at once.
+   */
+  bm25Add(handle: number, docs: ReadonlyArray<{ id: string; text: string }>): { handle: number; size: number };
   bm25Search(handle: number, query: string, k?: number): Hit[];
   tokenize(text: string): string[];
   stem(word: string): string;

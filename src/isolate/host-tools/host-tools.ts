@@ -1,7 +1,7 @@
 import type { Bm25Options, Hit, LlmMessage } from '../../../sandbox/contract.ts';
 import type { HostTools, HostToolsOptions, ToolMeter } from '../sandbox-api.ts';
 import { countTokens, isStopword, stem, terms, tokenize } from '../../text/text.ts';
-import { getBm25Index, type SearchIndex } from './bm25-index.ts';
+import { extendBm25Index, getBm25Index, type GrowingBm25 } from './bm25-index.ts';
 import { LOCAL_EMBEDDING_DIM, LOCAL_EMBEDDING_MODEL, localEmbedding, normaliseVector } from './local-embedding.ts';
 
 export { bm25CacheStats, clearBm25Cache } from './bm25-index.ts';
@@ -30,7 +30,7 @@ function emptyMeter(): ToolMeter {
  */
 export function createHostTools(options: HostToolsOptions = {}): HostTools {
   const o = { ...DEFAULTS, ...stripUndefined(options) };
-  const handles: SearchIndex[] = [];
+  const handles: GrowingBm25[] = [];
   let meter = emptyMeter();
   let deadline = Number.POSITIVE_INFINITY;
   let scope = '';
@@ -59,14 +59,27 @@ export function createHostTools(options: HostToolsOptions = {}): HostTools {
         throw new Error(
           `bm25.index: more than ${MAX_HANDLES} indexes in one sandbox; build an index once in store and keep it in memory.state`,
         );
-      for (const d of docs) {
-        if (typeof d?.id !== 'string' || typeof d.text !== 'string')
-          throw new Error('bm25.index: every doc needs a string id and a string text');
-      }
+      checkDocs(docs, 'bm25.index');
       const { index, cached } = getBm25Index(docs, bm25Options);
       if (cached) meter.bm25CacheHits += 1;
       handles.push(index);
       return { handle: handles.length - 1, size: index.size };
+    },
+
+    bm25Add(handle: number, docs: ReadonlyArray<{ id: string; text: string }>) {
+      tick('bm25.add');
+      const index = handles[handle];
+      if (!index) throw new Error('bm25.add: unknown index handle');
+      if (!Array.isArray(docs)) throw new Error('bm25.add: docs must be an array of {id, text}');
+      if (index.size + docs.length > o.bm25MaxDocs)
+        throw new Error(`bm25.add: ${index.size + docs.length} documents is over the ${o.bm25MaxDocs} limit`);
+      if (handles.length >= MAX_HANDLES)
+        throw new Error(`bm25.add: more than ${MAX_HANDLES} indexes in one sandbox; keep only the grown index in memory.state`);
+      checkDocs(docs, 'bm25.add');
+      const grown = extendBm25Index(index, docs);
+      if (grown.cached) meter.bm25CacheHits += 1;
+      handles.push(grown.index);
+      return { handle: handles.length - 1, size: grown.index.size };
     },
 
     bm25Search(handle: number, query: string, k = 10): Hit[] {
@@ -161,6 +174,12 @@ export function createHostTools(options: HostToolsOptions = {}): HostTools {
       handles.length = 0;
     },
   };
+}
+
+function checkDocs(docs: ReadonlyArray<{ id: string; text: string }>, what: string): void {
+  for (const d of docs) {
+    if (typeof d?.id !== 'string' || typeof d.text !== 'string') throw new Error(`${what}: every doc needs a string id and a string text`);
+  }
 }
 
 function stripUndefined<T extends object>(value: T): Partial<T> {
