@@ -15,6 +15,9 @@
  *   'P'          the stage returned a promise; `awaitPending()` resolves to one of the other strings
  *   'E' + text   the design threw (text describes the thrown value)
  *   'M' + text   the design returned something malformed (or too large)
+ * Ops: 'store' (records), 'add' (new records; only when `load` reported `add: true`), 'retrieve', 'context', 'units'
+ * (every unit's provenance) and 'unitsDelta' (only the units new or changed since the last 'unitsDelta' after a
+ * store, so that a memory grown by 'add' does not re-send its whole provenance after each add).
  * Strings are the only thing that crosses, so the host never copies an object graph it did not ask for
  * and caps sizes before parsing.
  *
@@ -25,11 +28,11 @@ export const PRELUDE_JS = String.raw`(function () {
 var G = globalThis;
 var cfg = G.__h_config;
 var h = {
-  bm25Index: G.__h_bm25Index, bm25Search: G.__h_bm25Search,
+  bm25Index: G.__h_bm25Index, bm25Add: G.__h_bm25Add, bm25Search: G.__h_bm25Search,
   tokenize: G.__h_tokenize, stem: G.__h_stem, isStopword: G.__h_isStopword, terms: G.__h_terms,
   countTokens: G.__h_countTokens, log: G.__h_log, embed: G.__h_embed, llm: G.__h_llm
 };
-var hostNames = ['__h_config', '__h_bm25Index', '__h_bm25Search', '__h_tokenize', '__h_stem', '__h_isStopword',
+var hostNames = ['__h_config', '__h_bm25Index', '__h_bm25Add', '__h_bm25Search', '__h_tokenize', '__h_stem', '__h_isStopword',
   '__h_terms', '__h_countTokens', '__h_log', '__h_embed', '__h_llm'];
 for (var i = 0; i < hostNames.length; i++) delete G[hostNames[i]];
 
@@ -47,6 +50,8 @@ var ObjectPrototype = Object.prototype;
 var StringC = String;
 var StringSlice = String.prototype.slice;
 var ArrayPush = Array.prototype.push;
+var ArrayJoin = Array.prototype.join;
+var MapForEach = Map.prototype.forEach;
 var MapC = Map;
 var MapGet = Map.prototype.get;
 var MapSet = Map.prototype.set;
@@ -105,17 +110,18 @@ delete G.SharedArrayBuffer;
 delete G.Atomics;
 
 // ── Tools: the contract's capabilities over the host callbacks. ──
-function plainDocs(docs) {
-  if (!ArrayIsArray(docs)) throw new TypeErrorC('tools.bm25.index: docs must be an array of {id, text}');
+function plainDocs(docs, what) {
+  what = what || 'tools.bm25.index';
+  if (!ArrayIsArray(docs)) throw new TypeErrorC(what + ': docs must be an array of {id, text}');
   var out = [];
   var total = 0;
   for (var j = 0; j < docs.length; j++) {
     var d = docs[j];
-    if (d === null || typeof d !== 'object') throw new TypeErrorC('tools.bm25.index: docs[' + j + '] is not an object');
+    if (d === null || typeof d !== 'object') throw new TypeErrorC(what + ': docs[' + j + '] is not an object');
     var id = StringC(d.id);
     var text = typeof d.text === 'string' ? d.text : StringC(d.text);
     total += text.length;
-    if (total > 50000000) throw new RangeErrorC('tools.bm25.index: over 50M chars of text');
+    if (total > 50000000) throw new RangeErrorC(what + ': over 50M chars of text');
     out[j] = { id: id, text: text };
   }
   return out;
@@ -134,6 +140,10 @@ function makeIndex(handle, size) {
     size: size,
     search: function search(query, k) {
       return h.bm25Search(handle, str(query, 'bm25.search'), k === undefined ? 10 : +k);
+    },
+    add: function add(docs) {
+      var r = h.bm25Add(handle, plainDocs(docs, 'tools.bm25.add'));
+      return makeIndex(r.handle, r.size);
     }
   });
 }
@@ -195,6 +205,9 @@ var memory = null;
 var recordIds = null;
 var unitIndex = null;
 var pending = null;
+/** Per unit id, the JSON of its provenance as last sent by 'unitsDelta' (null: send everything next time). */
+var reported = null;
+var reportedIds = null;
 
 function Malformed(message) { this.message = message; }
 
@@ -244,8 +257,8 @@ function indexUnits(units, what) {
   return index;
 }
 
-function takeMemory(m) {
-  if (!isObject(m) || !ArrayIsArray(m.units)) throw new Malformed('store must return a Memory: { units: MemoryUnit[], state? }');
+function takeMemory(m, op) {
+  if (!isObject(m) || !ArrayIsArray(m.units)) throw new Malformed(op + ' must return a Memory: { units: MemoryUnit[], state? }');
   unitIndex = indexUnits(m.units, 'memory');
   memory = m;
   var chars = 0;
@@ -288,17 +301,51 @@ function takeContext(c) {
   return JSONstringify({ text: c.text, units: units });
 }
 
+function unitReport(u) {
+  var r = { id: u.id, sources: u.sources, textLength: u.text.length };
+  if (u.time !== undefined) r.time = u.time;
+  return r;
+}
+
 function unitsReport() {
   if (memory === null) throw new Malformed('no memory yet: store has not succeeded');
   unitIndex = indexUnits(memory.units, 'memory');
   var out = [];
+  for (var j = 0; j < memory.units.length; j++) out[j] = unitReport(memory.units[j]);
+  return JSONstringify(out);
+}
+
+// { full, units: [report of each new or changed unit], removed: [ids], order: [every id] | null }. 'order' is sent
+// only when the units are not the earlier ones (in their order) followed by new ones.
+function unitsDelta() {
+  if (memory === null) throw new Malformed('no memory yet: store has not succeeded');
+  unitIndex = indexUnits(memory.units, 'memory');
+  var full = reported === null;
+  var next = new MapC();
+  var changed = [];
+  var ids = [];
+  var inOrder = true;
+  var previous = reported;
+  var previousIds = reportedIds;
   for (var j = 0; j < memory.units.length; j++) {
     var u = memory.units[j];
-    var r = { id: u.id, sources: u.sources, textLength: u.text.length };
-    if (u.time !== undefined) r.time = u.time;
-    out[j] = r;
+    var json = JSONstringify(unitReport(u));
+    mapSet(next, u.id, json);
+    ids[j] = u.id;
+    var before = full ? undefined : mapGet(previous, u.id);
+    if (!full && j < previousIds.length && previousIds[j] !== u.id) inOrder = false;
+    if (before !== json) push(changed, json);
   }
-  return JSONstringify(out);
+  if (!full && ids.length < previousIds.length) inOrder = false;
+  var removed = [];
+  if (!full) {
+    ReflectApply(MapForEach, previous, [function (_v, id) { if (!mapHas(next, id)) push(removed, id); }]);
+  }
+  reported = next;
+  reportedIds = ids;
+  var order = full || (inOrder && removed.length === 0) ? 'null' : JSONstringify(ids);
+  return '{"full":' + (full ? 'true' : 'false') + ',"units":[' + ReflectApply(ArrayJoin, changed, [',']) + '],"removed":' +
+    JSONstringify(removed) + ',"order":' + order + '}';
 }
 
 function encode(json) {
@@ -310,7 +357,7 @@ function fail(e) { return (e instanceof Malformed ? 'M' : 'E') + describe(e); }
 
 function finish(op, value) {
   try {
-    if (op === 'store') return encode(takeMemory(value));
+    if (op === 'store' || op === 'add') return encode(takeMemory(value, op));
     if (op === 'retrieve') return encode(takeHits(value));
     return encode(takeContext(value));
   } catch (e) {
@@ -327,6 +374,11 @@ function call(op, argJson) {
   try {
     if (design === null) return 'Mthe design is not loaded';
     if (op === 'units') return encode(unitsReport());
+    if (op === 'unitsDelta') {
+      // The host lost track (a failed reply): start over with every unit.
+      if (argJson === 'full') reported = null;
+      return encode(unitsDelta());
+    }
     var arg = JSONparse(argJson);
     var r;
     if (op === 'store') {
@@ -335,7 +387,20 @@ function call(op, argJson) {
       recordIds = ids;
       memory = null;
       unitIndex = null;
+      reported = null;
       r = ReflectApply(design.store, design, [arg, tools]);
+    } else if (op === 'add') {
+      if (typeof design.add !== 'function') return 'Mthe design has no add stage';
+      if (memory === null) return 'Mno memory yet: store has not succeeded';
+      var grown = memory;
+      for (var a = 0; a < arg.length; a++) {
+        if (setHas(recordIds, arg[a].id)) return 'Madd: record ' + slice(StringC(arg[a].id), 0, 100) + ' is already stored';
+      }
+      for (var a2 = 0; a2 < arg.length; a2++) setAdd(recordIds, arg[a2].id);
+      // Until add succeeds the memory is whatever the design left half-changed: no stage may read it.
+      memory = null;
+      unitIndex = null;
+      r = ReflectApply(design.add, design, [grown, arg, tools]);
     } else {
       if (memory === null) return 'Mno memory yet: store has not succeeded';
       if (op === 'retrieve') r = ReflectApply(design.retrieve, design, [arg.q, memory, tools]);
@@ -368,8 +433,9 @@ function load() {
     if (typeof d.store !== 'function' || typeof d.retrieve !== 'function' || typeof d.context !== 'function') {
       return 'Mthe default export must have store, retrieve and context functions';
     }
+    if (d.add !== undefined && typeof d.add !== 'function') return 'Mthe default export\'s add must be a function when set';
     design = d;
-    return 'R{}';
+    return typeof d.add === 'function' ? 'R{"add":true}' : 'R{"add":false}';
   } catch (e) {
     return fail(e);
   }

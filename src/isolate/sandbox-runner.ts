@@ -19,21 +19,26 @@ import {
 } from './sandbox-api.ts';
 import { fitToBudget } from './host-tools/text-budget.ts';
 
-type Op = 'store' | 'retrieve' | 'context' | 'units';
+type Op = 'store' | 'add' | 'retrieve' | 'context' | 'units' | 'unitsDelta';
 type Stage = StageFailure['stage'];
 
 // The prelude validates in the isolate; these re-check on the host, which is the side we trust.
 const HitsSchema = z.array(z.object({ unit: z.string().min(1), score: z.number().refine(Number.isFinite) }));
 const ContextSchema = z.object({ text: z.string(), units: z.array(z.string()) });
 const StoreSchema = z.object({ units: z.number().int().nonnegative(), textChars: z.number().int().nonnegative() });
-const UnitsSchema = z.array(
-  z.object({
-    id: z.string().min(1),
-    sources: z.array(z.string()),
-    time: z.string().optional(),
-    textLength: z.number().int().nonnegative(),
-  }),
-);
+const UnitSchema = z.object({
+  id: z.string().min(1),
+  sources: z.array(z.string()),
+  time: z.string().optional(),
+  textLength: z.number().int().nonnegative(),
+});
+const UnitsDeltaSchema = z.object({
+  full: z.boolean(),
+  units: z.array(UnitSchema),
+  removed: z.array(z.string()),
+  order: z.array(z.string()).nullable(),
+});
+const LoadedSchema = z.object({ add: z.boolean() });
 
 const EMPTY_METER: ToolMeter = { toolCalls: {}, log: [], logDropped: 0, llmTokens: { prompt: 0, completion: 0 }, bm25CacheHits: 0 };
 
@@ -56,6 +61,7 @@ export async function createSandbox(
   };
   let call: ivm.Reference<(op: Op, arg: string) => string>;
   let awaitPending: ivm.Reference<() => string | Promise<string>>;
+  let incremental = false;
   try {
     const context = isolate.createContextSync();
     installHostTools(context.global, hostTools, L);
@@ -76,12 +82,13 @@ export async function createSandbox(
     const loaded = load.applySync(undefined, [], { timeout: wholeMs(L.callTimeoutMs) });
     load.release();
     if (loaded[0] !== 'R') return loadFailure(loaded[0] === 'M' ? 'malformed' : 'throw', loaded.slice(1));
+    incremental = LoadedSchema.parse(JSON.parse(loaded.slice(1))).add;
   } catch (error) {
     const { kind, message } = classify(error, isolate, false);
     // A throw at the design's top level keeps its error name, as stage throws do.
     return loadFailure(kind, kind === 'throw' && error instanceof Error ? `${error.name}: ${message}` : `loading the design: ${message}`);
   }
-  const sandbox = new IsolateSandbox(isolate, call, awaitPending, hostTools, L);
+  const sandbox = new IsolateSandbox(isolate, call, awaitPending, hostTools, L, incremental);
   return { ok: true, sandbox, ms: performance.now() - started };
 }
 
@@ -97,6 +104,10 @@ function installHostTools(global: ivm.Reference<Record<string, unknown>>, tools:
   };
   global.setSync('__h_config', new ivm.ExternalCopy(config).copyInto());
   global.setSync('__h_bm25Index', new ivm.Callback((docs: Array<{ id: string; text: string }>, o: object) => tools.bm25Index(docs, o)));
+  global.setSync(
+    '__h_bm25Add',
+    new ivm.Callback((handle: number, docs: Array<{ id: string; text: string }>) => tools.bm25Add(handle, docs)),
+  );
   global.setSync('__h_bm25Search', new ivm.Callback((handle: number, query: string, k: number) => tools.bm25Search(handle, query, k)));
   global.setSync('__h_tokenize', new ivm.Callback((text: string) => tools.tokenize(text)));
   global.setSync('__h_stem', new ivm.Callback((word: string) => tools.stem(word)));
@@ -129,6 +140,10 @@ class IsolateSandbox implements Sandbox {
   #limits: SandboxLimits;
   #deadReason: string | null = null;
   #busy = false;
+  /** Provenance as the host last received it (null: ask for every unit), and the units' order. */
+  #units: Map<string, UnitProvenance> | null = null;
+  #order: string[] = [];
+  readonly incremental: boolean;
 
   constructor(
     isolate: ivm.Isolate,
@@ -136,7 +151,9 @@ class IsolateSandbox implements Sandbox {
     awaitPending: ivm.Reference<() => string | Promise<string>>,
     tools: HostTools,
     limits: SandboxLimits,
+    incremental: boolean,
   ) {
+    this.incremental = incremental;
     this.#isolate = isolate;
     this.#call = call;
     this.#await = awaitPending;
@@ -149,11 +166,35 @@ class IsolateSandbox implements Sandbox {
   }
 
   store(records: SourceRecord[]): Promise<StageResult<StoreSummary>> {
+    this.#units = null;
     return this.#run('store', 'store', 'store', JSON.stringify(records), StoreSchema);
   }
 
-  memoryUnits(): Promise<StageResult<UnitProvenance[]>> {
-    return this.#run('units', 'store', 'units', '', UnitsSchema);
+  add(records: SourceRecord[]): Promise<StageResult<StoreSummary>> {
+    return this.#run('add', 'store', 'add', JSON.stringify(records), StoreSchema);
+  }
+
+  /** Only units new or changed since the last call cross the boundary; the host keeps the rest. */
+  async memoryUnits(): Promise<StageResult<UnitProvenance[]>> {
+    const known = this.#units;
+    // Forget what we had until this reply is applied: a failed call must not leave a half-merged picture.
+    this.#units = null;
+    const r = await this.#run('unitsDelta', 'store', 'units', known ? '' : 'full', UnitsDeltaSchema);
+    if (!r.ok) return r;
+    const delta = r.value;
+    const units = delta.full || !known ? new Map<string, UnitProvenance>() : known;
+    let order = delta.full || !known ? [] : this.#order;
+    for (const id of delta.removed) units.delete(id);
+    for (const u of delta.units) {
+      const unit: UnitProvenance = { id: u.id, sources: u.sources, textLength: u.textLength };
+      if (u.time !== undefined) unit.time = u.time;
+      if (delta.order === null && !units.has(u.id)) order.push(u.id);
+      units.set(u.id, unit);
+    }
+    if (delta.order !== null) order = delta.order;
+    this.#units = units;
+    this.#order = order;
+    return { ...r, value: order.map((id) => units.get(id)!) };
   }
 
   retrieve(question: Question): Promise<StageResult<Hit[]>> {
@@ -202,7 +243,7 @@ class IsolateSandbox implements Sandbox {
     if (this.#busy) return fail('crash', 'sandbox calls overlapped; await each call before the next');
     this.#busy = true;
     // isolated-vm wants whole milliseconds (a 32-bit integer).
-    const timeout = wholeMs(op === 'store' ? this.#limits.storeTimeoutMs : this.#limits.callTimeoutMs);
+    const timeout = wholeMs(op === 'store' || op === 'add' ? this.#limits.storeTimeoutMs : this.#limits.callTimeoutMs);
     this.#tools.beginCall(scope, started + timeout);
     let encoded: string;
     let watchdogFired = false;

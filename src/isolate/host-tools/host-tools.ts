@@ -41,7 +41,8 @@ export function createHostTools(options: HostToolsOptions = {}): HostTools {
     if (performance.now() > deadline) throw new Error(`tools.${name}: the stage is past its time limit`);
     meter.toolCalls[name] = (meter.toolCalls[name] ?? 0) + 1;
   };
-  const llmCap = (): number => (scope === 'store' ? o.llmTokensPerStore : o.llmTokensPerQuestion);
+  const buildsMemory = (s: string): boolean => s === 'store' || s === 'add';
+  const llmCap = (): number => (buildsMemory(scope) ? o.llmTokensPerStore : o.llmTokensPerQuestion);
 
   const embedder = options.embedder;
   const llm = options.llm;
@@ -139,7 +140,7 @@ export function createHostTools(options: HostToolsOptions = {}): HostTools {
       const cap = llmCap();
       const remaining = cap - scopeTokens - promptEstimate;
       if (remaining <= 0)
-        throw new Error(`tools.llm: the budget of ${cap} tokens for this ${callScope === 'store' ? 'store' : 'question'} is spent`);
+        throw new Error(`tools.llm: the budget of ${cap} tokens for this ${buildsMemory(callScope) ? callScope : 'question'} is spent`);
       const maxTokens = Math.max(1, Math.min(remaining, llmOptions.maxTokens ?? DEFAULT_COMPLETION_TOKENS));
       const reserved = promptEstimate + maxTokens;
       scopeTokens += reserved;
@@ -157,7 +158,8 @@ export function createHostTools(options: HostToolsOptions = {}): HostTools {
     },
 
     beginCall(nextScope: string, nextDeadline: number) {
-      if (nextScope !== scope) scopeTokens = 0;
+      // Each store or add call has a budget of its own; retrieve and context of one question share theirs.
+      if (nextScope !== scope || buildsMemory(nextScope)) scopeTokens = 0;
       scope = nextScope;
       deadline = nextDeadline;
       meter = emptyMeter();
