@@ -1,7 +1,9 @@
 /**
  * The question-date protocol (RHELM's): when a question has a `date`, no record dated after it may reach its
- * context. The host enforces it, not the design: the evaluation builds one memory per distinct set of visible
- * records, from only those records, in a fresh isolate, and runs the questions of that date against it.
+ * context. The host enforces it, not the design: the questions of a date run against a memory of only the records
+ * visible then. Groups of questions that see the same records share that memory; a history's groups are replayed
+ * once in time order (eval-timeline.ts), growing the memory between them with the design's `add` when it has one,
+ * else building it afresh in a new isolate.
  *
  * - A date-only cutoff (`YYYY-MM-DD`) includes the whole day: a record at 2024-03-05T18:00 is visible to a
  *   question dated 2024-03-05.

@@ -8,11 +8,20 @@ import type { CompiledProgram, HostToolsOptions } from '../isolate/sandbox-api.t
 import type { TaskContext, TaskHandler } from '../pool/pool.ts';
 import { createHostTools, bm25CacheStats } from '../isolate/host-tools/host-tools.ts';
 import { createSandbox } from '../isolate/sandbox-runner.ts';
-import { runGroup, type GroupTask } from './eval-group.ts';
+import { runGroup, type GroupResult, type GroupTask } from './eval-group.ts';
+import { runTimeline, type TimelineTask } from './eval-timeline.ts';
 
 /** Names of the host calls the evaluation pool offers its children. */
 export const HOST_CALL_LLM = 'llm';
 export const HOST_CALL_EMBED = 'embed';
+/** A timeline's child reports each finished group through this host call, so a crash loses only the rest. */
+export const HOST_CALL_GROUP_DONE = 'groupDone';
+
+export interface GroupDoneArgs {
+  token: string;
+  index: number;
+  result: GroupResult;
+}
 
 export interface LlmCallArgs {
   messages: LlmMessage[];
@@ -41,6 +50,16 @@ export const handlers: Record<string, TaskHandler> = {
     const program = ctx.blob<CompiledProgram>(task.programKey);
     const records = ctx.blob<SourceRecord[]>(task.recordsKey);
     return runGroup(task, program, records, { createHostTools, createSandbox }, bridge(task, ctx));
+  },
+  async evalTimeline(task: TimelineTask, ctx: TaskContext) {
+    const first = task.groups[0];
+    if (!first) return { groups: 0 };
+    const program = ctx.blob<CompiledProgram>(first.programKey);
+    const records = ctx.blob<SourceRecord[]>(first.recordsKey);
+    await runTimeline(task, program, records, { createHostTools, createSandbox }, bridge(first, ctx), (index, result) =>
+      ctx.callHost(HOST_CALL_GROUP_DONE, { token: task.token, index, result } satisfies GroupDoneArgs),
+    );
+    return { groups: task.groups.length };
   },
   bm25Stats() {
     return bm25CacheStats();
