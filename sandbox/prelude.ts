@@ -50,7 +50,7 @@ var ObjectPrototype = Object.prototype;
 var StringC = String;
 var StringSlice = String.prototype.slice;
 var ArrayPush = Array.prototype.push;
-var ArrayJoin = Array.prototype.join;
+var ArraySlice = Array.prototype.slice;
 var MapForEach = Map.prototype.forEach;
 var MapC = Map;
 var MapGet = Map.prototype.get;
@@ -208,6 +208,8 @@ var pending = null;
 /** Per unit id, the JSON of its provenance as last sent by 'unitsDelta' (null: send everything next time). */
 var reported = null;
 var reportedIds = null;
+/** Whether memory was validated (and unitIndex built) since the last stage call that could change it. */
+var validated = false;
 
 function Malformed(message) { this.message = message; }
 
@@ -261,6 +263,7 @@ function takeMemory(m, op) {
   if (!isObject(m) || !ArrayIsArray(m.units)) throw new Malformed(op + ' must return a Memory: { units: MemoryUnit[], state? }');
   unitIndex = indexUnits(m.units, 'memory');
   memory = m;
+  validated = true;
   var chars = 0;
   for (var j = 0; j < m.units.length; j++) chars += m.units[j].text.length;
   return JSONstringify({ units: m.units.length, textChars: chars });
@@ -316,10 +319,18 @@ function unitsReport() {
 }
 
 // { full, units: [report of each new or changed unit], removed: [ids], order: [every id] | null }. 'order' is sent
-// only when the units are not the earlier ones (in their order) followed by new ones.
+// only when the units are not the earlier ones (in their order) followed by new ones. A unit counts as unchanged
+// when its id, sources (element by element), time and text length are what was last sent: comparing costs far
+// less than serialising, so a memory grown one record at a time does not pay for its whole size at every add.
+function sameReport(r, u) {
+  if (r.textLength !== u.text.length || r.time !== u.time || r.sources.length !== u.sources.length) return false;
+  for (var k = 0; k < r.sources.length; k++) if (r.sources[k] !== u.sources[k]) return false;
+  return true;
+}
+
 function unitsDelta() {
   if (memory === null) throw new Malformed('no memory yet: store has not succeeded');
-  unitIndex = indexUnits(memory.units, 'memory');
+  if (!validated) unitIndex = indexUnits(memory.units, 'memory');
   var full = reported === null;
   var next = new MapC();
   var changed = [];
@@ -329,12 +340,18 @@ function unitsDelta() {
   var previousIds = reportedIds;
   for (var j = 0; j < memory.units.length; j++) {
     var u = memory.units[j];
-    var json = JSONstringify(unitReport(u));
-    mapSet(next, u.id, json);
-    ids[j] = u.id;
     var before = full ? undefined : mapGet(previous, u.id);
+    ids[j] = u.id;
     if (!full && j < previousIds.length && previousIds[j] !== u.id) inOrder = false;
-    if (before !== json) push(changed, json);
+    if (before !== undefined && sameReport(before, u)) {
+      mapSet(next, u.id, before);
+      continue;
+    }
+    var r = unitReport(u);
+    // A copy: the design may change its own sources array in place later.
+    r.sources = ReflectApply(ArraySlice, u.sources, [0]);
+    mapSet(next, u.id, r);
+    push(changed, r);
   }
   if (!full && ids.length < previousIds.length) inOrder = false;
   var removed = [];
@@ -343,9 +360,7 @@ function unitsDelta() {
   }
   reported = next;
   reportedIds = ids;
-  var order = full || (inOrder && removed.length === 0) ? 'null' : JSONstringify(ids);
-  return '{"full":' + (full ? 'true' : 'false') + ',"units":[' + ReflectApply(ArrayJoin, changed, [',']) + '],"removed":' +
-    JSONstringify(removed) + ',"order":' + order + '}';
+  return JSONstringify({ full: full, units: changed, removed: removed, order: full || (inOrder && removed.length === 0) ? null : ids });
 }
 
 function encode(json) {
@@ -381,6 +396,7 @@ function call(op, argJson) {
     }
     var arg = JSONparse(argJson);
     var r;
+    validated = false;
     if (op === 'store') {
       var ids = new SetC();
       for (var j = 0; j < arg.length; j++) setAdd(ids, arg[j].id);
