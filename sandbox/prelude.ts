@@ -237,8 +237,12 @@ function describe(e) {
 function isObject(v) { return v !== null && typeof v === 'object'; }
 
 function indexUnits(units, what) {
-  var index = new MapC();
-  for (var j = 0; j < units.length; j++) {
+  return indexUnitsInto(new MapC(), units, 0, what);
+}
+
+// Validates units[from..] into index (which holds the units before 'from').
+function indexUnitsInto(index, units, from, what) {
+  for (var j = from; j < units.length; j++) {
     var u = units[j];
     var at = what + '.units[' + j + ']';
     if (!isObject(u)) throw new Malformed(at + ' is not an object');
@@ -259,20 +263,63 @@ function indexUnits(units, what) {
   return index;
 }
 
+// ── Positional snapshots: what each unit looked like when last validated / reported. A memory that only grew
+// (the earlier units untouched, new ones after them) is then checked and reported in O(new units), so a memory
+// grown one record at a time does not pay for its whole size at every add. ──
+function newSnap() { return { n: 0, units: [], ids: [], sources: [], copies: [], textLen: [], time: [], chars: 0 }; }
+function unchangedPrefix(snap, units) {
+  if (snap === null || units.length < snap.n) return false;
+  for (var j = 0; j < snap.n; j++) {
+    var u = units[j];
+    if (u !== snap.units[j] || u.id !== snap.ids[j] || u.sources !== snap.sources[j] || u.time !== snap.time[j]) return false;
+    if (typeof u.text !== 'string' || u.text.length !== snap.textLen[j]) return false;
+    var c = snap.copies[j];
+    var sources = u.sources;
+    if (!ArrayIsArray(sources) || sources.length !== c.length) return false;
+    for (var k = 0; k < c.length; k++) if (sources[k] !== c[k]) return false;
+  }
+  return true;
+}
+// Records units[snap.n..] (already validated) in the snapshot.
+function extendSnap(snap, units) {
+  for (var j = snap.n; j < units.length; j++) {
+    var u = units[j];
+    snap.units[j] = u;
+    snap.ids[j] = u.id;
+    snap.sources[j] = u.sources;
+    snap.copies[j] = ReflectApply(ArraySlice, u.sources, [0]);
+    snap.textLen[j] = u.text.length;
+    snap.time[j] = u.time;
+    snap.chars += u.text.length;
+  }
+  snap.n = units.length;
+}
+var validSnap = null;
+/** The unit index of the memory an add grows (held aside while the design runs). */
+var growIndex = null;
+
 function takeMemory(m, op) {
   if (!isObject(m) || !ArrayIsArray(m.units)) throw new Malformed(op + ' must return a Memory: { units: MemoryUnit[], state? }');
-  unitIndex = indexUnits(m.units, 'memory');
+  var base = growIndex;
+  growIndex = null;
+  if (op === 'add' && base !== null && unchangedPrefix(validSnap, m.units)) {
+    unitIndex = indexUnitsInto(base, m.units, validSnap.n, 'memory');
+  } else {
+    validSnap = null;
+    unitIndex = indexUnits(m.units, 'memory');
+    validSnap = newSnap();
+  }
+  extendSnap(validSnap, m.units);
   memory = m;
   validated = true;
-  var chars = 0;
-  for (var j = 0; j < m.units.length; j++) chars += m.units[j].text.length;
-  return JSONstringify({ units: m.units.length, textChars: chars });
+  return JSONstringify({ units: m.units.length, textChars: validSnap.chars });
 }
 
 function knownUnit(id) {
   if (typeof id !== 'string') return false;
   if (mapHas(unitIndex, id)) return true;
   // The design may have grown memory.units after store; re-index once before calling the id unknown.
+  validSnap = null;
   unitIndex = indexUnits(memory.units, 'memory');
   return mapHas(unitIndex, id);
 }
@@ -312,6 +359,7 @@ function unitReport(u) {
 
 function unitsReport() {
   if (memory === null) throw new Malformed('no memory yet: store has not succeeded');
+  validSnap = null;
   unitIndex = indexUnits(memory.units, 'memory');
   var out = [];
   for (var j = 0; j < memory.units.length; j++) out[j] = unitReport(memory.units[j]);
@@ -328,9 +376,27 @@ function sameReport(r, u) {
   return true;
 }
 
+var reportSnap = null;
+
 function unitsDelta() {
   if (memory === null) throw new Malformed('no memory yet: store has not succeeded');
-  if (!validated) unitIndex = indexUnits(memory.units, 'memory');
+  if (!validated) {
+    validSnap = null;
+    unitIndex = indexUnits(memory.units, 'memory');
+  }
+  var units = memory.units;
+  if (reported !== null && unchangedPrefix(reportSnap, units)) {
+    var fresh = [];
+    for (var f = reportSnap.n; f < units.length; f++) {
+      var fr = unitReport(units[f]);
+      fr.sources = ReflectApply(ArraySlice, units[f].sources, [0]);
+      mapSet(reported, units[f].id, fr);
+      push(reportedIds, units[f].id);
+      push(fresh, fr);
+    }
+    extendSnap(reportSnap, units);
+    return JSONstringify({ full: false, units: fresh, removed: [], order: null });
+  }
   var full = reported === null;
   var next = new MapC();
   var changed = [];
@@ -360,6 +426,8 @@ function unitsDelta() {
   }
   reported = next;
   reportedIds = ids;
+  reportSnap = newSnap();
+  extendSnap(reportSnap, units);
   return JSONstringify({ full: full, units: changed, removed: removed, order: full || (inOrder && removed.length === 0) ? null : ids });
 }
 
@@ -404,6 +472,7 @@ function call(op, argJson) {
       memory = null;
       unitIndex = null;
       reported = null;
+      validSnap = null;
       r = ReflectApply(design.store, design, [arg, tools]);
     } else if (op === 'add') {
       if (typeof design.add !== 'function') return 'Mthe design has no add stage';
@@ -415,6 +484,7 @@ function call(op, argJson) {
       for (var a2 = 0; a2 < arg.length; a2++) setAdd(recordIds, arg[a2].id);
       // Until add succeeds the memory is whatever the design left half-changed: no stage may read it.
       memory = null;
+      growIndex = unitIndex;
       unitIndex = null;
       r = ReflectApply(design.add, design, [grown, arg, tools]);
     } else {

@@ -1,7 +1,15 @@
 import type { Budget, Hit, Question, SourceRecord } from '../../sandbox/contract.ts';
 import { expand, provenanceMap, type SandboxFactory } from '../evaluate/eval-group.ts';
 import { fitToBudget } from '../isolate/host-tools/text-budget.ts';
-import type { CompiledProgram, HostTools, HostToolsOptions, Sandbox, SandboxLimits, StageFailure } from '../isolate/sandbox-api.ts';
+import type {
+  CompiledProgram,
+  HostTools,
+  HostToolsOptions,
+  Sandbox,
+  SandboxLimits,
+  StageFailure,
+  UnitProvenance,
+} from '../isolate/sandbox-api.ts';
 
 /** What one question got from a built memory: the delivered context and the records behind it. */
 export interface BuildAnswer {
@@ -41,6 +49,9 @@ export class MemoryBuild {
   #tools: HostTools;
   #sandbox: Sandbox | null = null;
   #provenance = new Map<string, string[]>();
+  /** The unit provenance {@link #provenance} was computed from, by unit id (to redo only changed units). */
+  #provenanceOf = new Map<string, UnitProvenance>();
+  #recordIds = new Set<string>();
   #rebuilds = 0;
   units = 0;
 
@@ -81,12 +92,24 @@ export class MemoryBuild {
     };
     const stored = await sandbox.add(JSON.parse(JSON.stringify(added)) as SourceRecord[]);
     if (!stored.ok) return fail(stored.failure);
-    const records = [...this.records, ...added];
     const units = await sandbox.memoryUnits();
     if (!units.ok) return fail(units.failure);
-    this.records = records;
+    for (const r of added) this.#recordIds.add(r.id);
+    this.records = [...this.records, ...added];
     this.units = stored.value.units;
-    this.#provenance = provenanceMap(units.value, new Set(records.map((r) => r.id)));
+    // The sandbox hands back the same provenance object for a unit that did not change: only the others are redone.
+    const previous = this.#provenanceOf;
+    const next = new Map<string, UnitProvenance>();
+    const provenance = new Map<string, string[]>();
+    const changed: UnitProvenance[] = [];
+    for (const u of units.value) {
+      next.set(u.id, u);
+      if (previous.get(u.id) === u) provenance.set(u.id, this.#provenance.get(u.id)!);
+      else changed.push(u);
+    }
+    for (const [id, sources] of provenanceMap(changed, this.#recordIds)) provenance.set(id, sources);
+    this.#provenanceOf = next;
+    this.#provenance = provenance;
     return { ok: true, value: this };
   }
 
@@ -146,7 +169,9 @@ export class MemoryBuild {
     this.units = stored.value.units;
     const units = await created.sandbox.memoryUnits();
     if (!units.ok) return { ...units.failure, stage: 'store' };
-    this.#provenance = provenanceMap(units.value, new Set(this.records.map((r) => r.id)));
+    this.#recordIds = new Set(this.records.map((r) => r.id));
+    this.#provenance = provenanceMap(units.value, this.#recordIds);
+    this.#provenanceOf = new Map(units.value.map((u) => [u.id, u]));
     return null;
   }
 }
