@@ -8,6 +8,7 @@ import {
   extendBm25Index,
   getBm25Index,
 } from '../src/isolate/host-tools/bm25-index.ts';
+import { roundLikeToFixed } from '../src/isolate/host-tools/growing-bm25.ts';
 import { createHostTools } from '../src/isolate/host-tools/host-tools.ts';
 
 const WORDS = (
@@ -60,6 +61,18 @@ describe('growing bm25 index', () => {
       const wink = buildWinkBm25Index(docs, options);
       for (const q of QUERIES) for (const k of [1, 5, 50, 1000]) expect(ours.search(q, k)).toEqual(wink.search(q, k));
     }
+  });
+
+  it('rounds weights exactly as Number(x.toFixed(4)), ties and near-ties included', () => {
+    let seed = 12345;
+    const rnd = () => {
+      seed = (seed * 1664525 + 1013904223) >>> 0;
+      return seed / 4294967296;
+    };
+    const xs = [0, 1e-9, 0.00005, 0.00015, 1.00005, 1.23445, 2.5, 12.34565, 99.99995, 1e6 + 0.00005];
+    for (let i = 0; i < 200_000; i++) xs.push(rnd() * (i % 2 ? 40 : 1));
+    for (let i = 0; i < 20_000; i++) xs.push((Math.floor(rnd() * 1e6) + 0.5) / 1e4); // decimal ties k.xxxx5
+    for (const x of xs) expect(roundLikeToFixed(x)).toBe(Number(x.toFixed(4)));
   });
 
   it('answers after add(rest) exactly as an index built over all documents at once', () => {

@@ -51,9 +51,23 @@ export function isVisible(record: Pick<SourceRecord, 'time'>, cutoff: number | n
   return t === null || t <= cutoff;
 }
 
+/** Parsed record times per records array: a one-pass replay asks for the visible records of one history per date. */
+const instantsOf = new WeakMap<readonly object[], Array<number | null>>();
+
 /** The records visible at `cutoff` (order kept). */
 export function visibleRecords<R extends Pick<SourceRecord, 'time'>>(records: readonly R[], cutoff: number | null): R[] {
-  return cutoff === null ? [...records] : records.filter((r) => isVisible(r, cutoff));
+  if (cutoff === null) return [...records];
+  let instants = instantsOf.get(records);
+  // A length check guards against an array grown after it was cached (callers replace arrays rather than edit them).
+  if (!instants || instants.length !== records.length) {
+    instants = records.map((r) => recordInstant(r.time));
+    instantsOf.set(records, instants);
+  }
+  const known = instants;
+  return records.filter((_r, i) => {
+    const t = known[i]!;
+    return t === null || t <= cutoff;
+  });
 }
 
 /** Questions that share one memory: the same visible record set. */

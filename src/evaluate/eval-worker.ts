@@ -56,9 +56,15 @@ export const handlers: Record<string, TaskHandler> = {
     if (!first) return { groups: 0 };
     const program = ctx.blob<CompiledProgram>(first.programKey);
     const records = ctx.blob<SourceRecord[]>(first.recordsKey);
-    await runTimeline(task, program, records, { createHostTools, createSandbox }, bridge(first, ctx), (index, result) =>
-      ctx.callHost(HOST_CALL_GROUP_DONE, { token: task.token, index, result } satisfies GroupDoneArgs),
-    );
+    // Reports are not awaited one by one: the host may be busy answering, and the pass should not wait for it. They
+    // all arrive before the task's result (one IPC channel, in order), which waits for the last reply.
+    const reports: Array<Promise<unknown>> = [];
+    await runTimeline(task, program, records, { createHostTools, createSandbox }, bridge(first, ctx), (index, result) => {
+      const report = ctx.callHost(HOST_CALL_GROUP_DONE, { token: task.token, index, result } satisfies GroupDoneArgs);
+      report.catch(() => undefined); // handled below, by Promise.all; this keeps an early failure from counting as unhandled
+      reports.push(report);
+    });
+    await Promise.all(reports);
     return { groups: task.groups.length };
   },
   bm25Stats() {

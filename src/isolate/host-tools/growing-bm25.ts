@@ -14,17 +14,13 @@ export interface Bm25Params {
 /** wink-bm25-text-search rounds each document–term weight to this many decimals (its `consolidate()` default). */
 const WEIGHT_DECIMALS = 4;
 
-interface Postings {
-  /** Document numbers, ascending (documents are only ever appended). */
-  docs: number[];
-  /** Term frequency in each of those documents. */
-  tfs: number[];
-}
-
 /**
  * The documents of an append-only index: every version of it is a prefix (its first `n` documents), so growing the
  * corpus never changes what an older version holds and one corpus serves a whole chain of `add`s. A version that is
  * extended while a longer version already shares its corpus forks a copy of its prefix first.
+ *
+ * Terms are interned to numbers and each term's postings are two parallel arrays (document numbers ascending, term
+ * frequencies): appending a document costs its terms and nothing else.
  */
 class Corpus {
   readonly ids: string[] = [];
@@ -35,7 +31,12 @@ class Corpus {
   readonly cumulative: number[] = [0];
   /** For ids that are array indices ("0", "17"): their numeric value, else -1 (wink's result order depends on it). */
   readonly indexKey: number[] = [];
-  readonly postings = new Map<string, Postings>();
+  readonly termIds = new Map<string, number>();
+  /** Per term id: the documents holding it (ascending) and its frequency in each. */
+  readonly postDocs: number[][] = [];
+  readonly postTfs: number[][] = [];
+  /** Scratch per term id while a document is counted (always back to 0 after). */
+  readonly #counts: number[] = [];
   readonly params: Bm25Params;
 
   constructor(params: Bm25Params) {
@@ -54,22 +55,31 @@ class Corpus {
 
   /** Appends documents (ids checked by the caller). */
   append(docs: ReadonlyArray<{ id: string; text: string }>): void {
+    const counts = this.#counts;
+    const touched: number[] = [];
     for (const d of docs) {
       const num = this.ids.length;
       this.ids.push(d.id);
       this.#numberOf.set(d.id, num);
       this.indexKey.push(arrayIndexValue(d.id));
-      const tf = new Map<string, number>();
       const terms = this.params.prep(d.text);
-      for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + 1);
-      for (const [t, f] of tf) {
-        let p = this.postings.get(t);
-        if (!p) {
-          p = { docs: [], tfs: [] };
-          this.postings.set(t, p);
+      touched.length = 0;
+      for (const t of terms) {
+        let id = this.termIds.get(t);
+        if (id === undefined) {
+          id = this.postDocs.length;
+          this.termIds.set(t, id);
+          this.postDocs.push([]);
+          this.postTfs.push([]);
+          counts.push(0);
         }
-        p.docs.push(num);
-        p.tfs.push(f);
+        if (counts[id] === 0) touched.push(id);
+        counts[id]! += 1;
+      }
+      for (const id of touched) {
+        this.postDocs[id]!.push(num);
+        this.postTfs[id]!.push(counts[id]!);
+        counts[id] = 0;
       }
       this.lengths.push(terms.length);
       this.cumulative.push(this.cumulative[num]! + terms.length);
@@ -86,9 +96,14 @@ class Corpus {
       copy.lengths.push(this.lengths[i]!);
       copy.cumulative.push(this.cumulative[i + 1]!);
     }
-    for (const [t, p] of this.postings) {
-      const df = prefixLength(p.docs, n);
-      if (df > 0) copy.postings.set(t, { docs: p.docs.slice(0, df), tfs: p.tfs.slice(0, df) });
+    for (const [t, id] of this.termIds) {
+      const docs = this.postDocs[id]!;
+      const df = prefixLength(docs, n);
+      if (df === 0) continue;
+      copy.termIds.set(t, copy.postDocs.length);
+      copy.postDocs.push(docs.slice(0, df));
+      copy.postTfs.push(this.postTfs[id]!.slice(0, df));
+      copy.#counts.push(0);
     }
     return copy;
   }
@@ -145,23 +160,30 @@ export class GrowingBm25 {
   search(query: string, k: number): Hit[] {
     if (!(k >= 1) || this.size === 0) return [];
     const c = this.#corpus;
-    const scores = new Map<number, number>();
+    // Scores by document number, and the documents in the order they were first scored.
+    const scores = new Float64Array(this.size);
+    const seen = new Uint8Array(this.size);
+    const order: number[] = [];
     for (const t of c.params.prep(query)) {
       const w = this.#weighted(t);
       if (!w) continue;
       // w.docs may be the corpus's own postings array, which later versions grow: read only this version's part.
       for (let i = 0; i < w.weights.length; i++) {
         const doc = w.docs[i]!;
-        scores.set(doc, w.weights[i]! + (scores.get(doc) ?? 0));
+        if (seen[doc] === 0) {
+          seen[doc] = 1;
+          order.push(doc);
+        }
+        scores[doc] = w.weights[i]! + scores[doc]!;
       }
     }
     // wink collects scores in a plain object: array-index ids come out first in numeric order, then the others in
     // first-scored order; its stable sort keeps that order among equal scores.
     const indexed: number[] = [];
     const named: number[] = [];
-    for (const doc of scores.keys()) (c.indexKey[doc]! >= 0 ? indexed : named).push(doc);
+    for (const doc of order) (c.indexKey[doc]! >= 0 ? indexed : named).push(doc);
     indexed.sort((a, b) => c.indexKey[a]! - c.indexKey[b]!);
-    const ranked = [...indexed, ...named].map((doc) => [doc, scores.get(doc)!] as const);
+    const ranked = [...indexed, ...named].map((doc) => [doc, scores[doc]!] as const);
     ranked.sort((a, b) => (b[1] > a[1] ? 1 : b[1] === a[1] ? 0 : -1));
     return ranked.slice(0, Math.min(Math.floor(k), this.size)).map(([doc, score]) => ({ unit: c.ids[doc]!, score }));
   }
@@ -170,8 +192,9 @@ export class GrowingBm25 {
     const memo = this.#memo.get(term);
     if (memo) return memo;
     const c = this.#corpus;
-    const p = c.postings.get(term);
-    if (!p) return null;
+    const id = c.termIds.get(term);
+    if (id === undefined) return null;
+    const p = { docs: c.postDocs[id]!, tfs: c.postTfs[id]! };
     const df = prefixLength(p.docs, this.size);
     if (df === 0) return null;
     const { k1, b, k } = c.params;
@@ -184,7 +207,7 @@ export class GrowingBm25 {
       const f = p.tfs[i]!;
       const norm = 1 - b + b * (c.lengths[docs[i]!]! / avg);
       // Exactly wink's consolidate(): the rounded weight is what it stores and sums.
-      weights[i] = Math.sign(f) * Number((Math.abs((f * (k1 + 1)) / (k1 * norm + f)) * idf).toFixed(WEIGHT_DECIMALS));
+      weights[i] = Math.sign(f) * roundLikeToFixed(Math.abs((f * (k1 + 1)) / (k1 * norm + f)) * idf);
     }
     const out = { docs, weights };
     if (this.#memo.size < MAX_MEMO_TERMS) this.#memo.set(term, out);
@@ -212,6 +235,20 @@ function checkIds(corpus: Corpus, n: number, docs: ReadonlyArray<{ id: string }>
   }
 }
 
+const SCALE = 10 ** WEIGHT_DECIMALS;
+
+/**
+ * `Number(x.toFixed(4))` for a weight x ≥ 0, without the string round trip. x · 10⁴ carries a rounding error far
+ * below 10⁻⁶ for any BM25 weight, so away from a tie Math.round picks the same integer n that toFixed picks, and n / 10⁴
+ * (a correctly rounded division) is the double nearest to the decimal n / 10⁴, which is what parsing toFixed's string
+ * gives. Near a tie, toFixed itself decides.
+ */
+export function roundLikeToFixed(x: number): number {
+  const y = x * SCALE;
+  if (!(y < 1e15) || Math.abs(y - Math.floor(y) - 0.5) < 1e-6) return Number(x.toFixed(WEIGHT_DECIMALS));
+  return Math.round(y) / SCALE;
+}
+
 /** How many of the ascending `docs` are below `n`. */
 function prefixLength(docs: readonly number[], n: number): number {
   if (docs.length === 0 || docs[docs.length - 1]! < n) return docs.length;
@@ -227,7 +264,8 @@ function prefixLength(docs: readonly number[], n: number): number {
 
 /** The numeric value of an id that JavaScript treats as an array index ("0" … "4294967294"), else -1. */
 function arrayIndexValue(id: string): number {
-  if (!/^(?:0|[1-9]\d{0,9})$/.test(id)) return -1;
+  const first = id.charCodeAt(0);
+  if (!(first >= 48 && first <= 57) || !/^(?:0|[1-9]\d{0,9})$/.test(id)) return -1;
   const v = Number(id);
   return v < 4294967295 ? v : -1;
 }
