@@ -119,7 +119,7 @@ export function buildPlainBm25Index(docs: ReadonlyArray<{ id: string; text: stri
  * Entries are cheap (versions of one growing chain share their corpus), so the cap that matters is documents: each
  * distinct corpus is counted once, at its current size.
  */
-const MAX_ENTRIES = 4096;
+const MAX_ENTRIES = 2048;
 const MAX_CACHED_DOCS = 400_000;
 const cache = new Map<string, GrowingBm25>();
 /** Per corpus held by the cache: entries that reference it and the documents counted for it. */

@@ -115,8 +115,11 @@ interface Weighted {
   weights: Float64Array;
 }
 
-/** Terms whose weights one version keeps (a version serves the questions of one date; this only bounds memory). */
-const MAX_MEMO_TERMS = 20_000;
+/**
+ * Weights one version keeps, summed over its memoised terms (a version often serves only the questions of one date,
+ * and the process-wide cache holds many versions: this bounds their memory; past it weights are computed per query).
+ */
+const MAX_MEMO_WEIGHTS = 100_000;
 
 /**
  * One version of a growing BM25 index: the first `size` documents of a corpus. Scores, their rounding and the order
@@ -129,6 +132,7 @@ export class GrowingBm25 {
   /** The content hash over (options, documents so far), not yet finalised: `extend` continues it. */
   readonly hashState: Hash | null;
   #memo = new Map<string, Weighted>();
+  #memoWeights = 0;
 
   private constructor(corpus: Corpus, size: number, hashState: Hash | null) {
     this.#corpus = corpus;
@@ -210,7 +214,10 @@ export class GrowingBm25 {
       weights[i] = Math.sign(f) * roundLikeToFixed(Math.abs((f * (k1 + 1)) / (k1 * norm + f)) * idf);
     }
     const out = { docs, weights };
-    if (this.#memo.size < MAX_MEMO_TERMS) this.#memo.set(term, out);
+    if (this.#memoWeights + df <= MAX_MEMO_WEIGHTS) {
+      this.#memo.set(term, out);
+      this.#memoWeights += df;
+    }
     return out;
   }
 
