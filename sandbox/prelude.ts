@@ -15,9 +15,10 @@
  *   'P'          the stage returned a promise; `awaitPending()` resolves to one of the other strings
  *   'E' + text   the design threw (text describes the thrown value)
  *   'M' + text   the design returned something malformed (or too large)
- * Ops: 'store' (records), 'add' (new records; only when `load` reported `add: true`), 'retrieve', 'context', 'units'
- * (every unit's provenance) and 'unitsDelta' (only the units new or changed since the last 'unitsDelta' after a
- * store, so that a memory grown by 'add' does not re-send its whole provenance after each add).
+ * Ops: 'store' (records), 'add' ({records, full}: new records; only when `load` reported `add: true`; its result
+ * carries the provenance delta too), 'retrieve', 'context', 'units' (every unit's provenance) and 'unitsDelta' (only
+ * the units new or changed since the last delta after a store, so that a memory grown by 'add' does not re-send its
+ * whole provenance after each add).
  * Strings are the only thing that crosses, so the host never copies an object graph it did not ask for
  * and caps sizes before parsing.
  *
@@ -297,13 +298,17 @@ function extendSnap(snap, units) {
 var validSnap = null;
 /** The unit index of the memory an add grows (held aside while the design runs). */
 var growIndex = null;
+/** After an add that only appended units: how many there were before it (else -1). */
+var grewFrom = -1;
 
 function takeMemory(m, op) {
   if (!isObject(m) || !ArrayIsArray(m.units)) throw new Malformed(op + ' must return a Memory: { units: MemoryUnit[], state? }');
   var base = growIndex;
   growIndex = null;
+  grewFrom = -1;
   if (op === 'add' && base !== null && unchangedPrefix(validSnap, m.units)) {
     unitIndex = indexUnitsInto(base, m.units, validSnap.n, 'memory');
+    grewFrom = validSnap.n;
   } else {
     validSnap = null;
     unitIndex = indexUnits(m.units, 'memory');
@@ -385,7 +390,12 @@ function unitsDelta() {
     unitIndex = indexUnits(memory.units, 'memory');
   }
   var units = memory.units;
-  if (reported !== null && unchangedPrefix(reportSnap, units)) {
+  // Right after an add that only appended, the units before it are the ones takeMemory just compared: when the last
+  // report covered exactly those, there is no need to compare them again.
+  var appended = grewFrom >= 0 && reportSnap !== null && reportSnap.n === grewFrom && validated &&
+    (grewFrom === 0 || reportSnap.units[grewFrom - 1] === units[grewFrom - 1]);
+  grewFrom = -1;
+  if (reported !== null && (appended || unchangedPrefix(reportSnap, units))) {
     var fresh = [];
     for (var f = reportSnap.n; f < units.length; f++) {
       var fr = unitReport(units[f]);
@@ -440,7 +450,12 @@ function fail(e) { return (e instanceof Malformed ? 'M' : 'E') + describe(e); }
 
 function finish(op, value) {
   try {
-    if (op === 'store' || op === 'add') return encode(takeMemory(value, op));
+    if (op === 'store') return encode(takeMemory(value, op));
+    if (op === 'add') {
+      // The provenance delta rides along: an add is always followed by the host asking for it.
+      var summary = takeMemory(value, op);
+      return encode(slice(summary, 0, summary.length - 1) + ',"delta":' + unitsDelta() + '}');
+    }
     if (op === 'retrieve') return encode(takeHits(value));
     return encode(takeContext(value));
   } catch (e) {
@@ -465,6 +480,7 @@ function call(op, argJson) {
     var arg = JSONparse(argJson);
     var r;
     validated = false;
+    grewFrom = -1;
     if (op === 'store') {
       var ids = new SetC();
       for (var j = 0; j < arg.length; j++) setAdd(ids, arg[j].id);
@@ -478,6 +494,9 @@ function call(op, argJson) {
       if (typeof design.add !== 'function') return 'Mthe design has no add stage';
       if (memory === null) return 'Mno memory yet: store has not succeeded';
       var grown = memory;
+      // { records, full }: full when the host lost track of the provenance reported so far.
+      if (arg.full) reported = null;
+      arg = arg.records;
       for (var a = 0; a < arg.length; a++) {
         if (setHas(recordIds, arg[a].id)) return 'Madd: record ' + slice(StringC(arg[a].id), 0, 100) + ' is already stored';
       }

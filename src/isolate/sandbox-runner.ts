@@ -39,6 +39,7 @@ const UnitsDeltaSchema = z.object({
   order: z.array(z.string()).nullable(),
 });
 const LoadedSchema = z.object({ add: z.boolean() });
+const AddSchema = StoreSchema.extend({ delta: UnitsDeltaSchema });
 
 const EMPTY_METER: ToolMeter = { toolCalls: {}, log: [], logDropped: 0, llmTokens: { prompt: 0, completion: 0 }, bm25CacheHits: 0 };
 
@@ -143,6 +144,10 @@ class IsolateSandbox implements Sandbox {
   /** Provenance as the host last received it (null: ask for every unit), and the units' order. */
   #units: Map<string, UnitProvenance> | null = null;
   #order: string[] = [];
+  /** #order mapped through #units (kept in step when a delta only appends units). */
+  #list: UnitProvenance[] = [];
+  /** True right after an add applied its delta: no stage ran since, so #list is the memory's provenance. */
+  #unitsFresh = false;
   readonly incremental: boolean;
 
   constructor(
@@ -170,31 +175,52 @@ class IsolateSandbox implements Sandbox {
     return this.#run('store', 'store', 'store', JSON.stringify(records), StoreSchema);
   }
 
-  add(records: SourceRecord[]): Promise<StageResult<StoreSummary>> {
-    return this.#run('add', 'store', 'add', JSON.stringify(records), StoreSchema);
+  async add(records: SourceRecord[]): Promise<StageResult<StoreSummary>> {
+    const known = this.#units;
+    this.#units = null;
+    const r = await this.#run('add', 'store', 'add', JSON.stringify({ records, full: !known }), AddSchema);
+    if (!r.ok) return r;
+    this.#applyDelta(r.value.delta, known);
+    this.#unitsFresh = true;
+    return { ...r, value: { units: r.value.units, textChars: r.value.textChars } };
   }
 
   /** Only units new or changed since the last call cross the boundary; the host keeps the rest. */
   async memoryUnits(): Promise<StageResult<UnitProvenance[]>> {
+    if (this.#unitsFresh && this.#units) {
+      return { ok: true, value: this.#list.slice(), ...EMPTY_METER, toolCalls: {}, log: [], ms: 0 };
+    }
     const known = this.#units;
     // Forget what we had until this reply is applied: a failed call must not leave a half-merged picture.
     this.#units = null;
     const r = await this.#run('unitsDelta', 'store', 'units', known ? '' : 'full', UnitsDeltaSchema);
     if (!r.ok) return r;
-    const delta = r.value;
-    const units = delta.full || !known ? new Map<string, UnitProvenance>() : known;
-    let order = delta.full || !known ? [] : this.#order;
+    return { ...r, value: this.#applyDelta(r.value, known) };
+  }
+
+  /** Merges a provenance delta into what the host holds and returns the memory's provenance, in unit order. */
+  #applyDelta(delta: z.infer<typeof UnitsDeltaSchema>, known: Map<string, UnitProvenance> | null): UnitProvenance[] {
+    const fresh = delta.full || !known;
+    const units = fresh ? new Map<string, UnitProvenance>() : known;
+    let order = fresh ? [] : this.#order;
+    // Only appended units (the common case of a memory grown by add): the list grows in step, no remapping.
+    let appendOnly = !fresh && delta.order === null && delta.removed.length === 0;
+    const appended: UnitProvenance[] = [];
     for (const id of delta.removed) units.delete(id);
     for (const u of delta.units) {
       const unit: UnitProvenance = { id: u.id, sources: u.sources, textLength: u.textLength };
       if (u.time !== undefined) unit.time = u.time;
-      if (delta.order === null && !units.has(u.id)) order.push(u.id);
+      if (units.has(u.id)) appendOnly = false;
+      else if (delta.order === null) order.push(u.id);
       units.set(u.id, unit);
+      appended.push(unit);
     }
     if (delta.order !== null) order = delta.order;
+    if (appendOnly) this.#list.push(...appended);
+    else this.#list = order.map((id) => units.get(id)!);
     this.#units = units;
     this.#order = order;
-    return { ...r, value: order.map((id) => units.get(id)!) };
+    return this.#list.slice();
   }
 
   retrieve(question: Question): Promise<StageResult<Hit[]>> {
@@ -242,6 +268,7 @@ class IsolateSandbox implements Sandbox {
     if (!this.alive) return fail('crash', `${this.#deadReason ?? 'the isolate is gone'}; create a new sandbox`);
     if (this.#busy) return fail('crash', 'sandbox calls overlapped; await each call before the next');
     this.#busy = true;
+    this.#unitsFresh = false;
     // isolated-vm wants whole milliseconds (a 32-bit integer).
     const timeout = wholeMs(op === 'store' || op === 'add' ? this.#limits.storeTimeoutMs : this.#limits.callTimeoutMs);
     this.#tools.beginCall(scope, started + timeout);

@@ -49,8 +49,8 @@ export class MemoryBuild {
   #tools: HostTools;
   #sandbox: Sandbox | null = null;
   #provenance = new Map<string, string[]>();
-  /** The unit provenance {@link #provenance} was computed from, by unit id (to redo only changed units). */
-  #provenanceOf = new Map<string, UnitProvenance>();
+  /** The unit provenance {@link #provenance} was computed from (to map only new units after a grow). */
+  #provenanceOf: readonly UnitProvenance[] = [];
   #recordIds = new Set<string>();
   #rebuilds = 0;
   units = 0;
@@ -97,19 +97,18 @@ export class MemoryBuild {
     for (const r of added) this.#recordIds.add(r.id);
     this.records = [...this.records, ...added];
     this.units = stored.value.units;
-    // The sandbox hands back the same provenance object for a unit that did not change: only the others are redone.
+    // The sandbox hands back the same provenance object for a unit that did not change. When the earlier units are all
+    // still there, first and in order, only the new ones are mapped; otherwise everything is.
+    const list = units.value;
     const previous = this.#provenanceOf;
-    const next = new Map<string, UnitProvenance>();
-    const provenance = new Map<string, string[]>();
-    const changed: UnitProvenance[] = [];
-    for (const u of units.value) {
-      next.set(u.id, u);
-      if (previous.get(u.id) === u) provenance.set(u.id, this.#provenance.get(u.id)!);
-      else changed.push(u);
+    let grownOnly = list.length >= previous.length;
+    for (let i = 0; grownOnly && i < previous.length; i++) grownOnly = list[i] === previous[i];
+    if (grownOnly) {
+      for (const [id, sources] of provenanceMap(list.slice(previous.length), this.#recordIds)) this.#provenance.set(id, sources);
+    } else {
+      this.#provenance = provenanceMap(list, this.#recordIds);
     }
-    for (const [id, sources] of provenanceMap(changed, this.#recordIds)) provenance.set(id, sources);
-    this.#provenanceOf = next;
-    this.#provenance = provenance;
+    this.#provenanceOf = list;
     return { ok: true, value: this };
   }
 
@@ -171,7 +170,7 @@ export class MemoryBuild {
     if (!units.ok) return { ...units.failure, stage: 'store' };
     this.#recordIds = new Set(this.records.map((r) => r.id));
     this.#provenance = provenanceMap(units.value, this.#recordIds);
-    this.#provenanceOf = new Map(units.value.map((u) => [u.id, u]));
+    this.#provenanceOf = units.value;
     return null;
   }
 }
