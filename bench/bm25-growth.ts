@@ -95,7 +95,9 @@ for (const n of SIZES) {
   const build = median(results.get(`build:${n}`)!);
   const grown = median(results.get(`grown:${n}`)!);
   const w = wink ? median(wink) : null;
+  const ratio = w === null ? '—' : `${(build / w).toFixed(2)}×`;
   console.log(
-    `| ${n / 1000}k | ${w === null ? '—' : w.toFixed(0)} | ${build.toFixed(0)} | ${w === null ? '—' : `${(build / w).toFixed(2)}×`} | ${grown.toFixed(0)} | ${((build / n) * 1000).toFixed(1)} |`,
+    `| ${n / 1000}k | ${w === null ? '—' : w.toFixed(0)} | ${build.toFixed(0)} | ${ratio} | ${grown.toFixed(0)} | ` +
+      `${((build / n) * 1000).toFixed(1)} |`,
   );
 }

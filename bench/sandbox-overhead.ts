@@ -75,7 +75,9 @@ for (const [label, recs] of [
   const qs = locomo[0]!.qa.map((q) => q.question);
   const [, searchAll] = time(() => qs.forEach((q) => index.search(q, 10)));
   out(
-    `bm25 ${label} (${docs.length} docs): wink build ${wink.toFixed(0)} ms, plain TS build ${plain.toFixed(0)} ms, cache miss ${miss.toFixed(0)} ms, cache hit (hash) ${hit.toFixed(1)} ms, search ${((searchAll * 1000) / qs.length).toFixed(0)} µs/query`,
+    `bm25 ${label} (${docs.length} docs): wink build ${wink.toFixed(0)} ms, plain TS build ${plain.toFixed(0)} ms, ` +
+      `cache miss ${miss.toFixed(0)} ms, cache hit (hash) ${hit.toFixed(1)} ms, ` +
+      `search ${((searchAll * 1000) / qs.length).toFixed(0)} µs/query`,
   );
 }
 

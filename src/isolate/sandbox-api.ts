@@ -29,7 +29,8 @@
  * stage over its time limit → 'timeout'; heap limit, refused ArrayBuffer, string/array length limit →
  * 'memory'; isolate gone, overlapping calls, call after dispose → 'crash'; design fails to load →
  * stage 'compile'. `add` fails as `store` does, with stage 'store' (both build memory; the trace's stage names
- * stay the contract's three); after a failed `add` the sandbox holds no memory until the next `store`. 'budget' is never produced: an over-budget context is truncated (ContextOutcome.truncatedFrom).
+ * stay the contract's three); after a failed `add` the sandbox holds no memory until the next `store`.
+ * 'budget' is never produced: an over-budget context is truncated (ContextOutcome.truncatedFrom).
  */
 import type { Bm25Options, Budget, Hit, LlmMessage, Question, SourceRecord } from '../../sandbox/contract.ts';
 
