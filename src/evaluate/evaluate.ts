@@ -219,6 +219,8 @@ export interface EvaluationResult<S> {
 }
 
 const RANK_CAP = 50;
+/** Deadline per date group of a one-pass timeline task (the pool's default per task). */
+const TIMELINE_GROUP_MS = 10 * 60_000;
 
 /** Evaluates `program` on `questions` over `histories`. See the module comment for the protocol. */
 export async function evaluateProgram<S>(options: EvaluateOptions<S>): Promise<EvaluationResult<S>> {
@@ -303,6 +305,8 @@ export async function evaluateProgram<S>(options: EvaluateOptions<S>): Promise<E
             await options.pool.run({
               handler: 'evalTimeline',
               payload: task,
+              // A pass does the work of all its groups: it gets the time each would have had as a task of its own.
+              timeoutMs: task.groups.length * TIMELINE_GROUP_MS,
               blobs: [
                 { key: programKey, data: () => program },
                 { key: task.groups[0]!.recordsKey, data: () => records },
