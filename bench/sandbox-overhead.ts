@@ -7,11 +7,12 @@ import { readFileSync, readdirSync } from 'node:fs';
 import type { SourceRecord, Tools, MemoryDesign, Memory } from '../sandbox/contract.ts';
 import { compileDesign } from '../src/design/compile.ts';
 import { warmTypeChecker } from '../src/design/type-check.ts';
-import { buildBm25Index, buildPlainBm25Index, getBm25Index } from '../src/isolate/host-tools/bm25-index.ts';
+import { buildBm25Index, buildPlainBm25Index, buildWinkBm25Index, getBm25Index } from '../src/isolate/host-tools/bm25-index.ts';
 import { createHostTools, clearBm25Cache } from '../src/isolate/host-tools/host-tools.ts';
 import { fitToBudget } from '../src/isolate/host-tools/text-budget.ts';
 import { createSandbox } from '../src/isolate/sandbox-runner.ts';
 import type { HostTools } from '../src/isolate/sandbox-api.ts';
+import { toolsFromHost } from '../src/isolate/direct-sandbox.ts';
 
 const out = (line: string): void => {
   process.stdout.write(`${line}\n`);
@@ -67,7 +68,7 @@ for (const [label, recs] of [
 ] as const) {
   const docs = recs.map((r) => ({ id: r.id, text: r.text }));
   clearBm25Cache();
-  const [, wink] = time(() => buildBm25Index(docs));
+  const [, wink] = time(() => buildWinkBm25Index(docs));
   const [, plain] = time(() => buildPlainBm25Index(docs));
   const [, miss] = time(() => getBm25Index(docs));
   const [, hit] = time(() => getBm25Index(docs.map((d) => ({ ...d }))));
@@ -77,7 +78,7 @@ for (const [label, recs] of [
   out(
     `bm25 ${label} (${docs.length} docs): wink build ${wink.toFixed(0)} ms, plain TS build ${plain.toFixed(0)} ms, ` +
       `cache miss ${miss.toFixed(0)} ms, cache hit (hash) ${hit.toFixed(1)} ms, ` +
-      `wink search ${((searchAll * 1000) / qs.length).toFixed(0)} µs/query`,
+      `search ${((searchAll * 1000) / qs.length).toFixed(0)} µs/query`,
   );
 }
 
@@ -96,12 +97,7 @@ out(`createSandbox (isolate + context + prelude + design): median ${creates[10]!
 
 function inProcessTools(host: HostTools): Tools {
   return {
-    bm25: {
-      index: (docs, o) => {
-        const r = host.bm25Index(docs, o);
-        return { size: r.size, search: (q, k = 10) => host.bm25Search(r.handle, q, k) };
-      },
-    },
+    ...toolsFromHost(host),
     text: { tokenize: host.tokenize, stem: host.stem, isStopword: host.isStopword, terms: host.terms, dates: host.dates },
     embed: { dim: host.embedDim, model: host.embedModel, embed: host.embed },
     llm: { available: false, complete: (m, o) => host.llm(m, o) },

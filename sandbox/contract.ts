@@ -99,6 +99,19 @@ type MaybePromise<T> = T | Promise<T>;
 /** A memory design: store → retrieve → context. Stages may be async (needed when they call `tools.llm`). */
 export interface MemoryDesign {
   store(records: SourceRecord[], tools: Tools): MaybePromise<Memory>;
+  /**
+   * Optional incremental stage: grows `memory` (what `store` or an earlier `add` returned) by records that arrived
+   * since, and returns the memory to use from now on (the same object, changed, or a new one). `records` are new:
+   * none of their ids was stored before, and they come in time order after the earlier ones. The result must be
+   * equivalent to `store` over all records so far: `store(first)` then `add(rest)` should answer every question as
+   * `store([...first, ...rest])` does. Anything kept in `memory.state` that depends on the whole memory (an index,
+   * counts) must be grown or dropped here. Grow bm25 indexes with `index.add(docs)` rather than rebuilding them.
+   *
+   * Without `add`, the host rebuilds memory with `store` over every record so far whenever records arrive.
+   * Evaluation of dated questions replays each history once in time order: `store` over the records visible at
+   * the first question date, then `add` of the records up to each next date before that date's questions.
+   */
+  add?(memory: Memory, records: SourceRecord[], tools: Tools): MaybePromise<Memory>;
   retrieve(q: Question, memory: Memory, tools: Tools): MaybePromise<Hit[]>;
   context(q: Question, hits: Hit[], memory: Memory, tools: Tools, budget: Budget): MaybePromise<Context>;
 }
@@ -118,6 +131,11 @@ export interface Bm25Index {
   readonly size: number;
   /** Top-k documents for the query, best first; `unit` is the document id. */
   search(query: string, k?: number): Hit[];
+  /**
+   * An index over this index's documents followed by `docs` (ids must be new), with the same options. Costs the new
+   * documents only, and answers exactly as `tools.bm25.index` over the whole list would. This index is unchanged.
+   */
+  add(docs: ReadonlyArray<{ id: string; text: string }>): Bm25Index;
 }
 
 export interface LlmMessage {

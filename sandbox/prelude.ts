@@ -15,6 +15,11 @@
  *   'P'          the stage returned a promise; `awaitPending()` resolves to one of the other strings
  *   'E' + text   the design threw (text describes the thrown value)
  *   'M' + text   the design returned something malformed (or too large)
+ * Ops: 'store' (records), 'add' ({records, full}: new records; only when `load` reported `add: true`; its result
+ * carries the provenance delta too), 'retrieve', 'context', 'units' (every unit's provenance) and 'unitsDelta' (only
+ * the units new or changed since the last delta after a store, so that a memory grown by 'add' does not re-send its
+ * whole provenance after each add), and 'texts' ({ids, from, maxChars}: one page of the named units' texts, which the
+ * host reads for the units a delta reports as new or changed).
  * Strings are the only thing that crosses, so the host never copies an object graph it did not ask for
  * and caps sizes before parsing.
  *
@@ -25,12 +30,12 @@ export const PRELUDE_JS = String.raw`(function () {
 var G = globalThis;
 var cfg = G.__h_config;
 var h = {
-  bm25Index: G.__h_bm25Index, bm25Search: G.__h_bm25Search,
+  bm25Index: G.__h_bm25Index, bm25Add: G.__h_bm25Add, bm25Search: G.__h_bm25Search,
   tokenize: G.__h_tokenize, stem: G.__h_stem, isStopword: G.__h_isStopword, terms: G.__h_terms,
   countTokens: G.__h_countTokens, log: G.__h_log, embed: G.__h_embed, llm: G.__h_llm, dates: G.__h_dates
 };
-var hostNames = ['__h_config', '__h_bm25Index', '__h_bm25Search', '__h_tokenize', '__h_stem', '__h_isStopword',
-  '__h_terms', '__h_countTokens', '__h_log', '__h_embed', '__h_llm', '__h_dates'];
+var hostNames = ['__h_config', '__h_bm25Index', '__h_bm25Add', '__h_bm25Search', '__h_tokenize', '__h_stem',
+  '__h_isStopword', '__h_terms', '__h_countTokens', '__h_log', '__h_embed', '__h_llm', '__h_dates'];
 for (var i = 0; i < hostNames.length; i++) delete G[hostNames[i]];
 
 // Built-ins captured before design code can replace them.
@@ -47,6 +52,8 @@ var ObjectPrototype = Object.prototype;
 var StringC = String;
 var StringSlice = String.prototype.slice;
 var ArrayPush = Array.prototype.push;
+var ArraySlice = Array.prototype.slice;
+var MapForEach = Map.prototype.forEach;
 var MapC = Map;
 var MapGet = Map.prototype.get;
 var MapSet = Map.prototype.set;
@@ -105,17 +112,18 @@ delete G.SharedArrayBuffer;
 delete G.Atomics;
 
 // ── Tools: the contract's capabilities over the host callbacks. ──
-function plainDocs(docs) {
-  if (!ArrayIsArray(docs)) throw new TypeErrorC('tools.bm25.index: docs must be an array of {id, text}');
+function plainDocs(docs, what) {
+  what = what || 'tools.bm25.index';
+  if (!ArrayIsArray(docs)) throw new TypeErrorC(what + ': docs must be an array of {id, text}');
   var out = [];
   var total = 0;
   for (var j = 0; j < docs.length; j++) {
     var d = docs[j];
-    if (d === null || typeof d !== 'object') throw new TypeErrorC('tools.bm25.index: docs[' + j + '] is not an object');
+    if (d === null || typeof d !== 'object') throw new TypeErrorC(what + ': docs[' + j + '] is not an object');
     var id = StringC(d.id);
     var text = typeof d.text === 'string' ? d.text : StringC(d.text);
     total += text.length;
-    if (total > 50000000) throw new RangeErrorC('tools.bm25.index: over 50M chars of text');
+    if (total > 50000000) throw new RangeErrorC(what + ': over 50M chars of text');
     out[j] = { id: id, text: text };
   }
   return out;
@@ -134,6 +142,10 @@ function makeIndex(handle, size) {
     size: size,
     search: function search(query, k) {
       return h.bm25Search(handle, str(query, 'bm25.search'), k === undefined ? 10 : +k);
+    },
+    add: function add(docs) {
+      var r = h.bm25Add(handle, plainDocs(docs, 'tools.bm25.add'));
+      return makeIndex(r.handle, r.size);
     }
   });
 }
@@ -198,6 +210,11 @@ var memory = null;
 var recordIds = null;
 var unitIndex = null;
 var pending = null;
+/** Per unit id, the JSON of its provenance as last sent by 'unitsDelta' (null: send everything next time). */
+var reported = null;
+var reportedIds = null;
+/** Whether memory was validated (and unitIndex built) since the last stage call that could change it. */
+var validated = false;
 
 function Malformed(message) { this.message = message; }
 
@@ -225,8 +242,12 @@ function describe(e) {
 function isObject(v) { return v !== null && typeof v === 'object'; }
 
 function indexUnits(units, what) {
-  var index = new MapC();
-  for (var j = 0; j < units.length; j++) {
+  return indexUnitsInto(new MapC(), units, 0, what);
+}
+
+// Validates units[from..] into index (which holds the units before 'from').
+function indexUnitsInto(index, units, from, what) {
+  for (var j = from; j < units.length; j++) {
     var u = units[j];
     var at = what + '.units[' + j + ']';
     if (!isObject(u)) throw new Malformed(at + ' is not an object');
@@ -247,19 +268,67 @@ function indexUnits(units, what) {
   return index;
 }
 
-function takeMemory(m) {
-  if (!isObject(m) || !ArrayIsArray(m.units)) throw new Malformed('store must return a Memory: { units: MemoryUnit[], state? }');
-  unitIndex = indexUnits(m.units, 'memory');
+// ── Positional snapshots: what each unit looked like when last validated / reported. A memory that only grew
+// (the earlier units untouched, new ones after them) is then checked and reported in O(new units), so a memory
+// grown one record at a time does not pay for its whole size at every add. ──
+function newSnap() { return { n: 0, units: [], ids: [], sources: [], copies: [], textLen: [], time: [], chars: 0 }; }
+function unchangedPrefix(snap, units) {
+  if (snap === null || units.length < snap.n) return false;
+  for (var j = 0; j < snap.n; j++) {
+    var u = units[j];
+    if (u !== snap.units[j] || u.id !== snap.ids[j] || u.sources !== snap.sources[j] || u.time !== snap.time[j]) return false;
+    if (typeof u.text !== 'string' || u.text.length !== snap.textLen[j]) return false;
+    var c = snap.copies[j];
+    var sources = u.sources;
+    if (!ArrayIsArray(sources) || sources.length !== c.length) return false;
+    for (var k = 0; k < c.length; k++) if (sources[k] !== c[k]) return false;
+  }
+  return true;
+}
+// Records units[snap.n..] (already validated) in the snapshot.
+function extendSnap(snap, units) {
+  for (var j = snap.n; j < units.length; j++) {
+    var u = units[j];
+    snap.units[j] = u;
+    snap.ids[j] = u.id;
+    snap.sources[j] = u.sources;
+    snap.copies[j] = ReflectApply(ArraySlice, u.sources, [0]);
+    snap.textLen[j] = u.text.length;
+    snap.time[j] = u.time;
+    snap.chars += u.text.length;
+  }
+  snap.n = units.length;
+}
+var validSnap = null;
+/** The unit index of the memory an add grows (held aside while the design runs). */
+var growIndex = null;
+/** After an add that only appended units: how many there were before it (else -1). */
+var grewFrom = -1;
+
+function takeMemory(m, op) {
+  if (!isObject(m) || !ArrayIsArray(m.units)) throw new Malformed(op + ' must return a Memory: { units: MemoryUnit[], state? }');
+  var base = growIndex;
+  growIndex = null;
+  grewFrom = -1;
+  if (op === 'add' && base !== null && unchangedPrefix(validSnap, m.units)) {
+    unitIndex = indexUnitsInto(base, m.units, validSnap.n, 'memory');
+    grewFrom = validSnap.n;
+  } else {
+    validSnap = null;
+    unitIndex = indexUnits(m.units, 'memory');
+    validSnap = newSnap();
+  }
+  extendSnap(validSnap, m.units);
   memory = m;
-  var chars = 0;
-  for (var j = 0; j < m.units.length; j++) chars += m.units[j].text.length;
-  return JSONstringify({ units: m.units.length, textChars: chars });
+  validated = true;
+  return JSONstringify({ units: m.units.length, textChars: validSnap.chars });
 }
 
 function knownUnit(id) {
   if (typeof id !== 'string') return false;
   if (mapHas(unitIndex, id)) return true;
   // The design may have grown memory.units after store; re-index once before calling the id unknown.
+  validSnap = null;
   unitIndex = indexUnits(memory.units, 'memory');
   return mapHas(unitIndex, id);
 }
@@ -291,28 +360,109 @@ function takeContext(c) {
   return JSONstringify({ text: c.text, units: units });
 }
 
-// One page of units with their text, from index 'from' until about 'maxChars' characters; 'next' is null at the end.
-// The host reads the text to verify each unit's sources against the records (see MemoryUnit.sources).
-function unitsReport(arg) {
+function unitReport(u) {
+  var r = { id: u.id, sources: u.sources, textLength: u.text.length };
+  if (u.time !== undefined) r.time = u.time;
+  return r;
+}
+
+function unitsReport() {
   if (memory === null) throw new Malformed('no memory yet: store has not succeeded');
-  var from = arg && typeof arg.from === 'number' ? arg.from : 0;
-  var maxChars = arg && typeof arg.maxChars === 'number' ? arg.maxChars : MAX_RESULT;
-  if (from === 0) unitIndex = indexUnits(memory.units, 'memory');
+  validSnap = null;
+  unitIndex = indexUnits(memory.units, 'memory');
+  var out = [];
+  for (var j = 0; j < memory.units.length; j++) out[j] = unitReport(memory.units[j]);
+  return JSONstringify(out);
+}
+
+// { full, units: [report of each new or changed unit], removed: [ids], order: [every id] | null }. 'order' is sent
+// only when the units are not the earlier ones (in their order) followed by new ones. A unit counts as unchanged
+// when its id, sources (element by element), time and text length are what was last sent: comparing costs far
+// less than serialising, so a memory grown one record at a time does not pay for its whole size at every add.
+function sameReport(r, u) {
+  if (r.textLength !== u.text.length || r.time !== u.time || r.sources.length !== u.sources.length) return false;
+  for (var k = 0; k < r.sources.length; k++) if (r.sources[k] !== u.sources[k]) return false;
+  return true;
+}
+
+var reportSnap = null;
+
+function unitsDelta() {
+  if (memory === null) throw new Malformed('no memory yet: store has not succeeded');
+  if (!validated) {
+    validSnap = null;
+    unitIndex = indexUnits(memory.units, 'memory');
+  }
+  var units = memory.units;
+  // Right after an add that only appended, the units before it are the ones takeMemory just compared: when the last
+  // report covered exactly those, there is no need to compare them again.
+  var appended = grewFrom >= 0 && reportSnap !== null && reportSnap.n === grewFrom && validated &&
+    (grewFrom === 0 || reportSnap.units[grewFrom - 1] === units[grewFrom - 1]);
+  grewFrom = -1;
+  if (reported !== null && (appended || unchangedPrefix(reportSnap, units))) {
+    var fresh = [];
+    for (var f = reportSnap.n; f < units.length; f++) {
+      var fr = unitReport(units[f]);
+      fr.sources = ReflectApply(ArraySlice, units[f].sources, [0]);
+      mapSet(reported, units[f].id, fr);
+      push(reportedIds, units[f].id);
+      push(fresh, fr);
+    }
+    extendSnap(reportSnap, units);
+    return JSONstringify({ full: false, units: fresh, removed: [], order: null });
+  }
+  var full = reported === null;
+  var next = new MapC();
+  var changed = [];
+  var ids = [];
+  var inOrder = true;
+  var previous = reported;
+  var previousIds = reportedIds;
+  for (var j = 0; j < memory.units.length; j++) {
+    var u = memory.units[j];
+    var before = full ? undefined : mapGet(previous, u.id);
+    ids[j] = u.id;
+    if (!full && j < previousIds.length && previousIds[j] !== u.id) inOrder = false;
+    if (before !== undefined && sameReport(before, u)) {
+      mapSet(next, u.id, before);
+      continue;
+    }
+    var r = unitReport(u);
+    // A copy: the design may change its own sources array in place later.
+    r.sources = ReflectApply(ArraySlice, u.sources, [0]);
+    mapSet(next, u.id, r);
+    push(changed, r);
+  }
+  if (!full && ids.length < previousIds.length) inOrder = false;
+  var removed = [];
+  if (!full) {
+    ReflectApply(MapForEach, previous, [function (_v, id) { if (!mapHas(next, id)) push(removed, id); }]);
+  }
+  reported = next;
+  reportedIds = ids;
+  reportSnap = newSnap();
+  extendSnap(reportSnap, units);
+  return JSONstringify({ full: full, units: changed, removed: removed, order: full || (inOrder && removed.length === 0) ? null : ids });
+}
+
+// Texts of the named units, one page from 'from' until about 'maxChars' characters (a longer text arrives cut to
+// 'maxChars'; sources past the cut cannot be verified); 'next' is null at the end. The host reads the texts of new or
+// changed units to verify their sources against the records (see MemoryUnit.sources) and to credit delivery.
+function unitTextsPage(arg) {
+  if (memory === null) throw new Malformed('no memory yet: store has not succeeded');
+  var ids = arg.ids;
+  var maxChars = arg.maxChars;
   var out = [];
   var chars = 0;
-  var j = from;
-  for (; j < memory.units.length; j++) {
-    var u = memory.units[j];
-    var size = u.text.length + 64;
-    for (var k = 0; k < u.sources.length; k++) size += u.sources[k].length + 3;
-    if (out.length > 0 && chars + size > maxChars) break;
-    chars += size;
-    // A unit longer than a page crosses cut to one: sources past the cut cannot be verified.
-    var r = { id: u.id, sources: u.sources, text: u.text.length > maxChars ? slice(u.text, 0, maxChars) : u.text };
-    if (u.time !== undefined) r.time = u.time;
-    push(out, r);
+  var j = arg.from;
+  for (; j < ids.length; j++) {
+    var t = knownUnit(ids[j]) ? mapGet(unitIndex, ids[j]).text : '';
+    if (t.length > maxChars) t = slice(t, 0, maxChars);
+    if (out.length > 0 && chars + t.length + 8 > maxChars) break;
+    chars += t.length + 8;
+    push(out, t);
   }
-  return JSONstringify({ units: out, next: j < memory.units.length ? j : null });
+  return JSONstringify({ texts: out, next: j < ids.length ? j : null });
 }
 
 function encode(json) {
@@ -324,7 +474,12 @@ function fail(e) { return (e instanceof Malformed ? 'M' : 'E') + describe(e); }
 
 function finish(op, value) {
   try {
-    if (op === 'store') return encode(takeMemory(value));
+    if (op === 'store') return encode(takeMemory(value, op));
+    if (op === 'add') {
+      // The provenance delta rides along: an add is always followed by the host asking for it.
+      var summary = takeMemory(value, op);
+      return encode(slice(summary, 0, summary.length - 1) + ',"delta":' + unitsDelta() + '}');
+    }
     if (op === 'retrieve') return encode(takeHits(value));
     return encode(takeContext(value));
   } catch (e) {
@@ -340,16 +495,43 @@ function call(op, argJson) {
   pending = null;
   try {
     if (design === null) return 'Mthe design is not loaded';
+    if (op === 'units') return encode(unitsReport());
+    if (op === 'unitsDelta') {
+      // The host lost track (a failed reply): start over with every unit.
+      if (argJson === 'full') reported = null;
+      return encode(unitsDelta());
+    }
+    if (op === 'texts') return encode(unitTextsPage(JSONparse(argJson)));
     var arg = JSONparse(argJson);
     if (op === 'units') return encode(unitsReport(arg));
     var r;
+    validated = false;
+    grewFrom = -1;
     if (op === 'store') {
       var ids = new SetC();
       for (var j = 0; j < arg.length; j++) setAdd(ids, arg[j].id);
       recordIds = ids;
       memory = null;
       unitIndex = null;
+      reported = null;
+      validSnap = null;
       r = ReflectApply(design.store, design, [arg, tools]);
+    } else if (op === 'add') {
+      if (typeof design.add !== 'function') return 'Mthe design has no add stage';
+      if (memory === null) return 'Mno memory yet: store has not succeeded';
+      var grown = memory;
+      // { records, full }: full when the host lost track of the provenance reported so far.
+      if (arg.full) reported = null;
+      arg = arg.records;
+      for (var a = 0; a < arg.length; a++) {
+        if (setHas(recordIds, arg[a].id)) return 'Madd: record ' + slice(StringC(arg[a].id), 0, 100) + ' is already stored';
+      }
+      for (var a2 = 0; a2 < arg.length; a2++) setAdd(recordIds, arg[a2].id);
+      // Until add succeeds the memory is whatever the design left half-changed: no stage may read it.
+      memory = null;
+      growIndex = unitIndex;
+      unitIndex = null;
+      r = ReflectApply(design.add, design, [grown, arg, tools]);
     } else {
       if (memory === null) return 'Mno memory yet: store has not succeeded';
       if (op === 'retrieve') r = ReflectApply(design.retrieve, design, [arg.q, memory, tools]);
@@ -382,8 +564,9 @@ function load() {
     if (typeof d.store !== 'function' || typeof d.retrieve !== 'function' || typeof d.context !== 'function') {
       return 'Mthe default export must have store, retrieve and context functions';
     }
+    if (d.add !== undefined && typeof d.add !== 'function') return 'Mthe default export\'s add must be a function when set';
     design = d;
-    return 'R{}';
+    return typeof d.add === 'function' ? 'R{"add":true}' : 'R{"add":false}';
   } catch (e) {
     return fail(e);
   }

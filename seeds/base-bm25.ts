@@ -51,19 +51,42 @@ function indexOf(memory: Memory, tools: Tools): Bm25Index {
   return index;
 }
 
+/** One memory unit per record. */
+function unitOf(r: SourceRecord): MemoryUnit {
+  const meta: Record<string, string> = {};
+  if (r.thread) meta.thread = r.thread;
+  if (r.speaker) meta.speaker = r.speaker;
+  const unit: MemoryUnit = { id: r.id, text: lineOf(r), sources: [r.id], meta };
+  if (r.time) unit.time = r.time;
+  return unit;
+}
+
+/** What the index holds for a unit. */
+function docOf(u: MemoryUnit): { id: string; text: string } {
+  return { id: u.id, text: INDEX_DATES ? u.text : u.text.replace(/^\[[^\]]*\]\s*/, '') };
+}
+
+/**
+ * New records become new units and the index grows by their documents (no rebuild). Anything else kept in state was
+ * derived from the smaller memory, so it is dropped and recomputed when next needed.
+ */
+function addRecords(memory: Memory, records: SourceRecord[], tools: Tools): Memory {
+  const units = records.map(unitOf);
+  const index = indexOf(memory, tools).add(units.map(docOf));
+  memory.units.push(...units);
+  memory.state = { index } satisfies State;
+  return memory;
+}
+
 const design = {
   store(records: SourceRecord[], tools: Tools): Memory {
-    const units: MemoryUnit[] = records.map((r) => {
-      const meta: Record<string, string> = {};
-      if (r.thread) meta.thread = r.thread;
-      if (r.speaker) meta.speaker = r.speaker;
-      const unit: MemoryUnit = { id: r.id, text: lineOf(r), sources: [r.id], meta };
-      if (r.time) unit.time = r.time;
-      return unit;
-    });
-    const docs = units.map((u) => ({ id: u.id, text: INDEX_DATES ? u.text : u.text.replace(/^\[[^\]]*\]\s*/, '') }));
-    const index = tools.bm25.index(docs, { stem: STEM, k1: BM25_K1, b: BM25_B });
+    const units: MemoryUnit[] = records.map(unitOf);
+    const index = tools.bm25.index(units.map(docOf), { stem: STEM, k1: BM25_K1, b: BM25_B });
     return { units, state: { index } satisfies State };
+  },
+
+  add(memory: Memory, records: SourceRecord[], tools: Tools): Memory {
+    return addRecords(memory, records, tools);
   },
 
   retrieve(q: Question, memory: Memory, tools: Tools): Hit[] {

@@ -59,23 +59,43 @@ function dot(a: readonly number[], b: readonly number[]): number {
   return s;
 }
 
+function unitOf(r: SourceRecord): MemoryUnit {
+  const u: MemoryUnit = { id: r.id, text: lineOf(r), sources: [r.id] };
+  if (r.time) u.time = r.time;
+  return u;
+}
+
+async function embedUnits(units: readonly MemoryUnit[], tools: Tools): Promise<number[][]> {
+  const vectors: number[][] = [];
+  for (let i = 0; i < units.length; i += EMBED_BATCH) {
+    // Embed the text without the date stamp: dates carry no meaning for a bag-of-n-grams embedding.
+    const batch = units.slice(i, i + EMBED_BATCH).map((u) => u.text.replace(/^\[[^\]]*\]\s*/, ''));
+    vectors.push(...(await tools.embed.embed(batch)));
+  }
+  return vectors;
+}
+
 const design = {
   async store(records: SourceRecord[], tools: Tools): Promise<Memory> {
-    const units: MemoryUnit[] = records.map((r) => {
-      const u: MemoryUnit = { id: r.id, text: lineOf(r), sources: [r.id] };
-      if (r.time) u.time = r.time;
-      return u;
-    });
-    const vectors: number[][] = [];
-    for (let i = 0; i < units.length; i += EMBED_BATCH) {
-      // Embed the text without the date stamp: dates carry no meaning for a bag-of-n-grams embedding.
-      const batch = units.slice(i, i + EMBED_BATCH).map((u) => u.text.replace(/^\[[^\]]*\]\s*/, ''));
-      vectors.push(...(await tools.embed.embed(batch)));
-    }
+    const units: MemoryUnit[] = records.map(unitOf);
+    const vectors = await embedUnits(units, tools);
     const index = units.length > 0 ? tools.bm25.index(units.map((u) => ({ id: u.id, text: u.text })), { k1: BM25_K1, b: BM25_B }) : undefined;
     const state: State = { vectors };
     if (index) state.index = index;
     return { units, state };
+  },
+
+  /** New units are embedded and appended (vectors stay aligned with units); the bm25 index grows by them. */
+  async add(memory: Memory, records: SourceRecord[], tools: Tools): Promise<Memory> {
+    const state = memory.state as State;
+    const units = records.map(unitOf);
+    const vectors = await embedUnits(units, tools);
+    const docs = units.map((u) => ({ id: u.id, text: u.text }));
+    const index = memory.units.length > 0 ? bm25(memory, tools).add(docs) : tools.bm25.index(docs, { k1: BM25_K1, b: BM25_B });
+    memory.units.push(...units);
+    state.vectors.push(...vectors);
+    state.index = index;
+    return memory;
   },
 
   async retrieve(q: Question, memory: Memory, tools: Tools): Promise<Hit[]> {

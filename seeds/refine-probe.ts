@@ -97,19 +97,36 @@ async function rewriteQuery(question: string, feedback: MemoryUnit[], memory: Me
   }
 }
 
+function unitOf(r: SourceRecord): MemoryUnit {
+  const u: MemoryUnit = { id: r.id, text: lineOf(r), sources: [r.id] };
+  if (r.time) u.time = r.time;
+  return u;
+}
+
+function countTerms(units: readonly MemoryUnit[], df: Record<string, number>, tools: Tools): void {
+  for (const u of units) for (const t of new Set(tools.text.terms(u.text))) df[t] = (df[t] ?? 0) + 1;
+}
+
 const design = {
   store(records: SourceRecord[], tools: Tools): Memory {
-    const units: MemoryUnit[] = records.map((r) => {
-      const u: MemoryUnit = { id: r.id, text: lineOf(r), sources: [r.id] };
-      if (r.time) u.time = r.time;
-      return u;
-    });
+    const units: MemoryUnit[] = records.map(unitOf);
     // No prototype: a term such as "constructor" must not find Object.prototype's.
     const df: Record<string, number> = Object.create(null);
-    for (const u of units) for (const t of new Set(tools.text.terms(u.text))) df[t] = (df[t] ?? 0) + 1;
+    countTerms(units, df, tools);
     const state: State = { df };
     if (units.length > 0) state.index = tools.bm25.index(units.map((u) => ({ id: u.id, text: u.text })), { k1: BM25_K1, b: BM25_B });
     return { units, state };
+  },
+
+  /** New units are appended, their terms counted into df, and the bm25 index grows by them. */
+  add(memory: Memory, records: SourceRecord[], tools: Tools): Memory {
+    const state = memory.state as State;
+    const units = records.map(unitOf);
+    countTerms(units, state.df, tools);
+    const docs = units.map((u) => ({ id: u.id, text: u.text }));
+    state.index = memory.units.length > 0 ? bm25(memory, tools).add(docs) : tools.bm25.index(docs, { k1: BM25_K1, b: BM25_B });
+    memory.units.push(...units);
+    return memory;
   },
 
   async retrieve(q: Question, memory: Memory, tools: Tools): Promise<Hit[]> {

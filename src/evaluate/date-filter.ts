@@ -1,7 +1,9 @@
 /**
  * The question-date protocol (RHELM's): when a question has a `date`, no record dated after it may reach its
- * context. The host enforces it, not the design: the evaluation builds one memory per distinct set of visible
- * records, from only those records, in a fresh isolate, and runs the questions of that date against it.
+ * context. The host enforces it, not the design: the questions of a date run against a memory of only the records
+ * visible then. Groups of questions that see the same records share that memory; a history's groups are replayed
+ * once in time order (eval-timeline.ts), growing the memory between them with the design's `add` when it has one,
+ * else building it afresh in a new isolate.
  *
  * - A date-only cutoff (`YYYY-MM-DD`) includes the whole day: a record at 2024-03-05T18:00 is visible to a
  *   question dated 2024-03-05.
@@ -49,9 +51,23 @@ export function isVisible(record: Pick<SourceRecord, 'time'>, cutoff: number | n
   return t === null || t <= cutoff;
 }
 
+/** Parsed record times per records array: a one-pass replay asks for the visible records of one history per date. */
+const instantsOf = new WeakMap<readonly object[], Array<number | null>>();
+
 /** The records visible at `cutoff` (order kept). */
 export function visibleRecords<R extends Pick<SourceRecord, 'time'>>(records: readonly R[], cutoff: number | null): R[] {
-  return cutoff === null ? [...records] : records.filter((r) => isVisible(r, cutoff));
+  if (cutoff === null) return [...records];
+  let instants = instantsOf.get(records);
+  // A length check guards against an array grown after it was cached (callers replace arrays rather than edit them).
+  if (!instants || instants.length !== records.length) {
+    instants = records.map((r) => recordInstant(r.time));
+    instantsOf.set(records, instants);
+  }
+  const known = instants;
+  return records.filter((_r, i) => {
+    const t = known[i]!;
+    return t === null || t <= cutoff;
+  });
 }
 
 /** Questions that share one memory: the same visible record set. */

@@ -4,17 +4,21 @@
  * visible records, then `retrieve` + `context` per question. Answering and scoring happen on the host.
  *
  * A fresh isolate per group is deliberate: a design can keep globals across `store` calls, and reusing an
- * isolate would let records of a later date (or another user) leak into an earlier group's memory. It costs
+ * isolate would let records of a later date (or another user) leak into an earlier group's memory. (A one-pass
+ * timeline, eval-timeline.ts, keeps an isolate only to grow it forward in time with the design's `add`.) It costs
  * ~2 ms; the process, its imported modules and the bm25 index cache stay warm.
  */
 import type { Budget, Hit, Question, SourceRecord } from '../../sandbox/contract.ts';
 import type {
   CompiledProgram,
+  HostTools,
   HostToolsOptions,
   Sandbox,
   SandboxLimits,
   SandboxFactory,
   StageFailure,
+  StageResult,
+  StoreSummary,
   ToolMeter,
 } from '../isolate/sandbox-api.ts';
 import { verifiedUnitTexts } from '../scoring/marginal-utility.ts';
@@ -116,6 +120,52 @@ const ZERO_METER = (): Pick<ToolMeter, 'toolCalls' | 'log' | 'llmTokens'> => ({
   llmTokens: { prompt: 0, completion: 0 },
 });
 
+/**
+ * Where a group's memory comes from. The default ({@link freshMemory}) is a fresh sandbox that `store`s the
+ * group's records and is disposed after the group; a timeline (eval-timeline.ts) keeps one sandbox across the
+ * groups of a history and grows it with `add`.
+ */
+export interface MemorySource {
+  /** The host tools of the sandboxes this source opens (bm25 handles live here). */
+  readonly tools: HostTools;
+  /**
+   * A sandbox whose memory holds exactly `records`, and the stage result that built it. `rebuild`: the group lost
+   * its isolate and needs a new one built from scratch. `sandbox` is null when the design could not load.
+   */
+  open(
+    records: SourceRecord[],
+    rebuild: boolean,
+  ): Promise<{ createMs: number; sandbox: Sandbox | null; failure?: StageFailure; stored?: StageResult<StoreSummary> }>;
+  /** The group is done (the default disposes the sandbox and the tools). */
+  close(): void;
+}
+
+/** A fresh isolate per group (and per rebuild) that stores the visible records; see the module comment. */
+export function freshMemory(
+  factory: SandboxFactory,
+  program: CompiledProgram,
+  task: Pick<GroupTask, 'toolOptions' | 'limits'>,
+  bridge: Pick<HostToolsOptions, 'llm' | 'embedder'>,
+): MemorySource {
+  const tools = factory.createHostTools({ ...task.toolOptions, ...bridge });
+  let sandbox: Sandbox | null = null;
+  return {
+    tools,
+    async open(records) {
+      sandbox?.dispose();
+      sandbox = null;
+      const created = await factory.createSandbox(program, tools, task.limits);
+      if (!created.ok) return { createMs: created.ms, sandbox: null, failure: created.failure };
+      sandbox = created.sandbox;
+      return { createMs: created.ms, sandbox, stored: await sandbox.store(records) };
+    },
+    close() {
+      sandbox?.dispose();
+      tools.dispose();
+    },
+  };
+}
+
 /** Runs one group. Never throws for anything the design does; a thrown error here is a bug in memsteer. */
 export async function runGroup(
   task: GroupTask,
@@ -123,6 +173,7 @@ export async function runGroup(
   allRecords: readonly SourceRecord[],
   factory: SandboxFactory,
   bridge: Pick<HostToolsOptions, 'llm' | 'embedder'>,
+  source: MemorySource = freshMemory(factory, program, task, bridge),
 ): Promise<GroupResult> {
   const records = visibleRecords(allRecords, task.cutoff);
   const result: GroupResult = {
@@ -135,23 +186,23 @@ export async function runGroup(
     bm25CacheHits: 0,
     questions: [],
   };
-  const tools = factory.createHostTools({ ...task.toolOptions, ...bridge });
   let sandbox: Sandbox | null = null;
   let memory = new VerifiedMemory([], []);
 
-  // Creates an isolate and stores the visible records; returns a failure when it cannot.
-  const load = async (): Promise<StageFailure | null> => {
-    const created = await factory.createSandbox(program, tools, task.limits);
-    result.createMs += created.ms;
-    if (!created.ok) return created.failure;
-    sandbox = created.sandbox;
-    const stored = await sandbox.store(records);
+  // Gets a sandbox whose memory holds the visible records; returns a failure when it cannot.
+  const load = async (rebuild: boolean): Promise<StageFailure | null> => {
+    const opened = await source.open(records, rebuild);
+    result.createMs += opened.createMs;
+    sandbox = opened.sandbox;
+    const live = opened.sandbox;
+    if (opened.failure || !opened.stored || !live) return opened.failure ?? { stage: 'store', kind: 'crash', message: 'no sandbox' };
+    const stored = opened.stored;
     result.storeMs += stored.ms;
     mergeMeter(result.store, stored);
     result.bm25CacheHits += stored.bm25CacheHits;
     if (!stored.ok) return stored.failure;
     result.units = stored.value.units;
-    const units = await sandbox.memoryUnits();
+    const units = await live.memoryUnits();
     result.storeMs += units.ms;
     if (!units.ok) return { ...units.failure, stage: 'store' };
     memory = new VerifiedMemory(units.value, records);
@@ -159,7 +210,7 @@ export async function runGroup(
   };
 
   try {
-    const failure = await load();
+    const failure = await load(false);
     if (failure) {
       result.failure = failure;
       return result;
@@ -195,8 +246,7 @@ export async function runGroup(
           continue;
         }
         result.rebuilds++;
-        (sandbox as Sandbox | null)?.dispose();
-        const again = await load();
+        const again = await load(true);
         if (again) {
           fatal = again;
           result.questions.push(failedRun(q.id, again));
@@ -221,8 +271,7 @@ export async function runGroup(
     }
     return result;
   } finally {
-    (sandbox as Sandbox | null)?.dispose();
-    tools.dispose();
+    source.close();
   }
 }
 

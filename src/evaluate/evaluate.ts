@@ -10,10 +10,13 @@
  *    (correctness, F1, LoCoMo F1, evidence recall@k, context recall). Cost is summed over the run.
  *
  * Question-date protocol (RHELM's): when a question has a `date`, no record dated after that date can reach its
- * context, and the host enforces it, not the design. Memory is built once per distinct question date, from only
- * the records dated on or before it (a date-only question date includes that whole day; records without a time
- * are always kept), in a fresh isolate, and that date's questions run against it. Dates with no new record
- * between them share one build. Questions without a date share one memory over all records.
+ * context, and the host enforces it, not the design. Each history with more than one date group is replayed once
+ * in time order, in one task (eval-timeline.ts): the memory holds only the records dated on or before the group's
+ * date (a date-only question date includes that whole day; records without a time are always kept) when that
+ * date's questions run. A design with the optional `add` stage grows one memory through the pass; one without it
+ * gets a fresh isolate and `store` per date, as before. Dates with no new record between them share one memory.
+ * Questions without a date share one memory over all records. `replay: 'groups'` sends each group as its own task
+ * (memory rebuilt per date for every design), the protocol before one-pass replay.
  *
  * Failures: a design that fails in `store` (or cannot load) fails every question of that group with that
  * reason; a failure in `retrieve` or `context` fails that question only; a crashed sandbox process fails the
@@ -21,6 +24,7 @@
  * always goes on and always returns a trace per question.
  */
 import { createHash } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Budget, Question, SourceRecord } from '../../sandbox/contract.ts';
 import { InputError } from '../errors.ts';
 import type { History, QAItem } from '../history/record.ts';
@@ -28,7 +32,15 @@ import type { LlmClient } from '../llm/types.ts';
 import { groupByVisibleRecords } from './date-filter.ts';
 import { evalCacheKey, historyContentHash, questionSetHash, readEvalCache, writeEvalCache } from './eval-cache.ts';
 import { failedRun, type GroupResult, type GroupTask, type QuestionRun } from './eval-group.ts';
-import { HOST_CALL_EMBED, HOST_CALL_LLM, type LlmCallArgs, type LlmCallReply } from './eval-worker.ts';
+import type { GroupSink, TimelineTask } from './eval-timeline.ts';
+import {
+  HOST_CALL_EMBED,
+  HOST_CALL_GROUP_DONE,
+  HOST_CALL_LLM,
+  type GroupDoneArgs,
+  type LlmCallArgs,
+  type LlmCallReply,
+} from './eval-worker.ts';
 import { createPool, PoolTaskError, type PoolOptions, type ProcessPool } from '../pool/pool.ts';
 import { createQueuePool, type QueuePoolOptions } from '../pool/queue-pool.ts';
 import {
@@ -49,6 +61,11 @@ import { MARGINAL_TIERS, marginalAnswerScore, marginalUtility } from '../scoring
 /** A process pool loaded with the evaluation handlers, and what it can bridge to its children. */
 export interface EvalPool extends ProcessPool {
   readonly bridge: GroupTask['bridge'];
+  /**
+   * Whether the pool runs a history's date groups as one pass (local processes do); a queue's workers take date
+   * groups one by one, so dated histories on a queue are rebuilt per date.
+   */
+  readonly timelines: boolean;
 }
 
 export interface EvalPoolOptions extends Omit<PoolOptions, 'module' | 'hostCalls'> {
@@ -64,6 +81,9 @@ export interface EvalPoolOptions extends Omit<PoolOptions, 'module' | 'hostCalls
 }
 
 const EVAL_WORKER = new URL('./eval-worker.ts', import.meta.url);
+
+/** Per running timeline (by token), where its child's group reports go. */
+const timelineSinks = new Map<string, GroupSink>();
 
 /** A design's `tools.llm` over the LLM client (role `design`); undefined when no model has that role. */
 export function designCompleter(llm: LlmClient): LlmCompleter | undefined {
@@ -89,13 +109,14 @@ export function createEvalPool(options: EvalPoolOptions = {}): EvalPool {
   const complete = llm ? designCompleter(llm) : undefined;
   if (complete) hostCalls[HOST_CALL_LLM] = ({ messages, options: o }: LlmCallArgs): Promise<LlmCallReply> => complete(messages, o);
   if (embedder) hostCalls[HOST_CALL_EMBED] = (texts: string[]) => embedder.embed(texts);
+  hostCalls[HOST_CALL_GROUP_DONE] = ({ token, index, result }: GroupDoneArgs) => timelineSinks.get(token)?.(index, result);
   const { queue, ...local } = rest;
   const pool = queue ? createQueuePool(queue) : createPool({ ...local, module: EVAL_WORKER, hostCalls });
   const bridge: GroupTask['bridge'] = {
     llm: Boolean(llm?.hasRole('design')),
     embedder: embedder ? { model: embedder.model, dim: embedder.dim } : null,
   };
-  return Object.assign(pool, { bridge });
+  return Object.assign(pool, { bridge, timelines: !queue });
 }
 
 // ───────────────────────────── answering and scoring (injected) ─────────────────────────────
@@ -132,6 +153,18 @@ export interface EvalProgress {
   history: string;
 }
 
+/**
+ * Runs the date groups of one history in one pass somewhere, reporting each group's result to `onGroup` as it is
+ * done; the default sends it to the pool. It may reject with a PoolTaskError: groups not reported by then fail.
+ */
+export type TimelineRunner = (
+  task: TimelineTask,
+  program: CompiledProgram,
+  records: readonly SourceRecord[],
+  historyHash: string,
+  onGroup: GroupSink,
+) => Promise<void>;
+
 /** Runs one group somewhere; the default sends it to the pool. Benchmarks swap in an in-process runner. */
 export type GroupRunner = (
   task: GroupTask,
@@ -160,13 +193,20 @@ export interface EvaluateOptions<S> {
   toolOptions?: GroupTask['toolOptions'];
   /** Concurrent answerer calls (default 8; matters for an LLM answerer). */
   answerConcurrency?: number;
-  /** Replaces the pool (benchmarks, tests). */
+  /** Replaces the pool for single groups (benchmarks, tests). Alone, it also makes every group a task of its own. */
   runner?: GroupRunner;
   /**
    * Also score MemSifter's marginal utility (src/scoring/marginal-utility.ts) into `scores.marginalUtility`: the host
    * answers again with no memory and with the top k delivered units for each tier. Costs tiers + 1 answers a question.
    */
   marginal?: { tiers?: readonly number[] };
+  /** Replaces the pool for one-pass timelines (benchmarks, tests). */
+  timelineRunner?: TimelineRunner;
+  /**
+   * How dated questions of a history are run: `timeline` (default) replays the history once in time order, growing
+   * memory with the design's `add` when it has one; `groups` sends each date group as its own task.
+   */
+  replay?: 'timeline' | 'groups';
 }
 
 export interface EvaluationStats {
@@ -205,6 +245,8 @@ export interface EvaluationResult<S> {
 }
 
 const RANK_CAP = 50;
+/** Deadline per date group of a one-pass timeline task (the pool's default per task). */
+const TIMELINE_GROUP_MS = 10 * 60_000;
 
 /** Evaluates `program` on `questions` over `histories`. See the module comment for the protocol. */
 export async function evaluateProgram<S>(options: EvaluateOptions<S>): Promise<EvaluationResult<S>> {
@@ -234,7 +276,7 @@ export async function evaluateProgram<S>(options: EvaluateOptions<S>): Promise<E
     judgeId: options.judgeId ?? 'default',
     budgetTokens: options.budget.tokens,
     ks,
-    limits: { ...limits, bridge: options.pool.bridge, toolOptions: options.toolOptions ?? {} },
+    limits: { ...limits, bridge: options.pool.bridge, toolOptions: options.toolOptions ?? {}, replay: options.replay ?? 'timeline' },
     ...(marginalTiers ? { marginalTiers: [...marginalTiers] } : {}),
   });
   const stats: EvaluationStats = {
@@ -280,6 +322,29 @@ export async function evaluateProgram<S>(options: EvaluateOptions<S>): Promise<E
         ],
       }));
 
+  const replay = options.replay ?? 'timeline';
+  const timelineRunner: TimelineRunner | null =
+    options.timelineRunner ??
+    (options.runner || !options.pool.timelines
+      ? null
+      : async (task, program, records, _historyHash, onGroup) => {
+          timelineSinks.set(task.token, onGroup);
+          try {
+            await options.pool.run({
+              handler: 'evalTimeline',
+              payload: task,
+              // A pass does the work of all its groups: it gets the time each would have had as a task of its own.
+              timeoutMs: task.groups.length * TIMELINE_GROUP_MS,
+              blobs: [
+                { key: programKey, data: () => program },
+                { key: task.groups[0]!.recordsKey, data: () => records },
+              ],
+            });
+          } finally {
+            timelineSinks.delete(task.token);
+          }
+        });
+
   // Plan every group first so progress knows the total.
   interface Planned {
     history: History;
@@ -290,11 +355,15 @@ export async function evaluateProgram<S>(options: EvaluateOptions<S>): Promise<E
   }
   const planned: Planned[] = [];
   const opaque = opaqueIds(options.questions, cacheKey);
+  /** Histories replayed in one pass: their planned groups in time order. */
+  const timelines: Planned[][] = [];
   for (const history of usedHistories) {
     const items = itemsByHistory.get(history.id)!;
     const historyHash = historyContentHash(history);
-    for (const group of groupByVisibleRecords(history.records, items)) {
-      planned.push({
+    const groups = groupByVisibleRecords(history.records, items);
+    const own: Planned[] = [];
+    for (const group of groups) {
+      own.push({
         history,
         historyHash,
         items: group.questions,
@@ -316,8 +385,10 @@ export async function evaluateProgram<S>(options: EvaluateOptions<S>): Promise<E
         },
       });
     }
+    if (replay === 'timeline' && timelineRunner && own.length > 1) timelines.push(own);
+    else planned.push(...own);
   }
-  stats.groups = planned.length;
+  stats.groups = planned.length + timelines.reduce((n, t) => n + t.length, 0);
   // Longest first: with a handful of groups per process, a big group started last would leave the other
   // processes idle at the end. Cost ≈ index build (per record) + per-question work (~20 records' worth).
   const cost = (p: Planned) => p.task.questions.length * 20 + p.visible;
@@ -330,7 +401,7 @@ export async function evaluateProgram<S>(options: EvaluateOptions<S>): Promise<E
     total: options.questions.length,
     failed: 0,
     groupsDone: 0,
-    groups: planned.length,
+    groups: stats.groups,
     history: '',
   };
   const answerSlots = semaphore(options.answerConcurrency ?? 8);
@@ -344,6 +415,38 @@ export async function evaluateProgram<S>(options: EvaluateOptions<S>): Promise<E
       if (err.kind === 'crash') stats.crashes++;
       result = crashedGroup(p.task, poolFailure(err));
     }
+    await finishGroup(p, result);
+  };
+
+  // One pass over a history: groups are answered as their reports arrive; a crash fails only the unreported ones.
+  const runTimelinePlanned = async (groups: Planned[]): Promise<void> => {
+    const first = groups[0]!;
+    const reported = new Set<number>();
+    const finishing: Array<Promise<void>> = [];
+    const sink: GroupSink = (index, result) => {
+      const p = groups[index];
+      if (!p || reported.has(index)) return;
+      reported.add(index);
+      finishing.push(finishGroup(p, result));
+    };
+    const task: TimelineTask = { token: randomUUID(), groups: groups.map((p) => p.task) };
+    let lost: StageFailure = { stage: 'store', kind: 'crash', message: 'the one-pass replay returned no result for this date group' };
+    try {
+      await timelineRunner!(task, options.program, first.history.records, first.historyHash, sink);
+    } catch (err) {
+      if (!(err instanceof PoolTaskError)) throw err;
+      if (err.kind === 'crash') stats.crashes++;
+      const f = poolFailure(err);
+      lost = {
+        ...f,
+        message: `${f.message} (the one-pass replay of ${first.history.id} had finished ${reported.size} of ${groups.length} date groups)`,
+      };
+    }
+    groups.forEach((p, i) => sink(i, crashedGroup(p.task, lost)));
+    await Promise.all(finishing);
+  };
+
+  const finishGroup = async (p: Planned, result: GroupResult): Promise<void> => {
     if (result.failure) stats.failedGroups++;
     stats.phaseMs.create += result.createMs;
     stats.phaseMs.store += result.storeMs;
@@ -380,8 +483,10 @@ export async function evaluateProgram<S>(options: EvaluateOptions<S>): Promise<E
     options.onProgress?.({ ...progress });
   };
 
-  // Every group is queued at once; the pool runs `size` of them at a time and answers overlap with sandboxes.
-  await Promise.all(planned.map(runPlanned));
+  // Every group and timeline is queued at once; the pool runs `size` of them at a time and answers overlap with
+  // sandboxes. Timelines (a whole history each) go first: they are the longest tasks.
+  timelines.sort((a, b) => b.reduce((n, p) => n + cost(p), 0) - a.reduce((n, p) => n + cost(p), 0));
+  await Promise.all([...timelines.map(runTimelinePlanned), ...planned.map(runPlanned)]);
 
   const traces = options.questions.map((q) => traceById.get(q.id)!);
   if (options.cacheDir) writeEvalCache(options.cacheDir, cacheKey, traces.map(traceForFile), recoverable);

@@ -44,6 +44,22 @@ export class VerifiedMemory {
     return this.#units.size;
   }
 
+  /**
+   * The memory after the design grew it with `added` records (the one-pass path): `units` is every unit now.
+   * Checks are kept for units the host already holds unchanged (same object) whose claims all verified; a claim
+   * that failed may name one of the new records, so those units are checked again when asked.
+   */
+  grow(units: readonly UnitText[], added: readonly Pick<SourceRecord, 'id' | 'text'>[]): void {
+    this.#records.add(added);
+    const before = this.#units;
+    this.#units = new Map(units.map((u) => [u.id, u]));
+    for (const [id, c] of this.#checked) {
+      if (before.get(id) !== this.#units.get(id) || c.unverified.length > 0) this.#checked.delete(id);
+    }
+    for (const id of this.#tokens.keys()) if (before.get(id) !== this.#units.get(id)) this.#tokens.delete(id);
+    this.#claimants = null;
+  }
+
   /** The unit's text as the host read it ('' for a unit the host never saw). */
   text(unit: string): string {
     return this.#units.get(unit)?.text ?? '';

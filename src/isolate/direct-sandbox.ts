@@ -4,7 +4,7 @@
  * the throughput benchmark (sandbox pool vs in-process) and for tests of the evaluation loop; it implements the
  * same {@link SandboxFactory} as the real runner so everything around it is identical.
  */
-import type { Budget, Context, Hit, Memory, MemoryDesign, Question, SourceRecord, Tools } from '../../sandbox/contract.ts';
+import type { Bm25Index, Budget, Context, Hit, Memory, MemoryDesign, Question, SourceRecord, Tools } from '../../sandbox/contract.ts';
 import type {
   CreateSandboxResult,
   SandboxFactory,
@@ -21,8 +21,7 @@ export function toolsFromHost(h: HostTools): Tools {
   return {
     bm25: {
       index(docs, options) {
-        const { handle, size } = h.bm25Index(docs, options);
-        return { size, search: (query: string, k?: number) => h.bm25Search(handle, query, k) };
+        return indexHandle(h, h.bm25Index(docs, options));
       },
     },
     text: {
@@ -36,6 +35,14 @@ export function toolsFromHost(h: HostTools): Tools {
     llm: { available: h.llmAvailable, complete: (m, o) => h.llm(m, o) },
     countTokens: (t) => h.countTokens(t),
     log: (m) => h.log(m),
+  };
+}
+
+function indexHandle(h: HostTools, { handle, size }: { handle: number; size: number }): Bm25Index {
+  return {
+    size,
+    search: (query: string, k?: number) => h.bm25Search(handle, query, k),
+    add: (docs) => indexHandle(h, h.bm25Add(handle, docs)),
   };
 }
 
@@ -82,7 +89,24 @@ function directSandbox(design: MemoryDesign, h: HostTools): Sandbox {
       return call(
         'store',
         async () => {
+          memory = null;
           memory = await design.store(records, tools);
+          return { units: memory.units.length, textChars: memory.units.reduce((n, u) => n + u.text.length, 0) };
+        },
+        'store',
+      );
+    },
+    incremental: typeof design.add === 'function',
+    add(records: SourceRecord[]) {
+      return call(
+        'add',
+        async () => {
+          if (typeof design.add !== 'function') throw new Error('the design has no add stage');
+          if (!memory) throw new Error('no memory yet: store has not succeeded');
+          // As in the isolate: until add succeeds the half-changed memory is not used.
+          const grown = memory;
+          memory = null;
+          memory = await design.add(grown, records, tools);
           return { units: memory.units.length, textChars: memory.units.reduce((n, u) => n + u.text.length, 0) };
         },
         'store',

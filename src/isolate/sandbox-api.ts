@@ -9,7 +9,9 @@
  *   createHostTools(options)                    → HostTools (one per sandbox; bm25 indexes are shared process-wide)
  *   createSandbox(program, hostTools, limits)   → Sandbox (a fresh isolate; memory lives inside it)
  *   sandbox.store(records)                      → replaces the memory with store(records)
- *   sandbox.memoryUnits()                       → every unit's text and claimed provenance ({id, text, sources, time})
+ *   sandbox.add(newRecords)                     → grows it with the design's optional add stage (`sandbox.incremental`)
+ *   sandbox.memoryUnits()                       → every unit's text and claimed provenance ({id, text, sources, time}),
+ *                                                 only new or changed units crossing the boundary after a store
  *   for each question: sandbox.retrieve(q) then sandbox.context(q, hits, budget)
  *   sandbox.dispose()
  *
@@ -27,7 +29,9 @@
  * Failure kinds by cause: design throws (any value) → 'throw'; result shape or size wrong → 'malformed';
  * stage over its time limit → 'timeout'; heap limit, refused ArrayBuffer, string/array length limit →
  * 'memory'; isolate gone, overlapping calls, call after dispose → 'crash'; design fails to load →
- * stage 'compile'. 'budget' is never produced: an over-budget context is truncated (ContextOutcome.truncatedFrom).
+ * stage 'compile'. `add` fails as `store` does, with stage 'store' (both build memory; the trace's stage names
+ * stay the contract's three); after a failed `add` the sandbox holds no memory until the next `store`.
+ * 'budget' is never produced: an over-budget context is truncated (ContextOutcome.truncatedFrom).
  */
 import type { Bm25Options, Budget, DateMention, Hit, LlmMessage, Question, SourceRecord } from '../../sandbox/contract.ts';
 
@@ -105,7 +109,7 @@ export interface HostToolsOptions {
   llm?: LlmCompleter;
   /** LLM tokens (prompt + completion) a design may spend per question, retrieve + context together (default 4000). */
   llmTokensPerQuestion?: number;
-  /** LLM tokens a design may spend in one `store` call (default 200 000). */
+  /** LLM tokens a design may spend in one `store` or `add` call (default 200 000). */
   llmTokensPerStore?: number;
   /** `tools.log` cap per stage call: lines kept and characters per line (defaults 200 and 500). */
   logMaxLines?: number;
@@ -116,7 +120,7 @@ export interface HostToolsOptions {
 
 /** What one stage call used, reported with its result. */
 export interface ToolMeter {
-  /** Calls by tool name: `bm25.index`, `bm25.search`, `text.tokenize`, `text.stem`, `text.isStopword`,
+  /** Calls by tool name: `bm25.index`, `bm25.add`, `bm25.search`, `text.tokenize`, `text.stem`, `text.isStopword`,
    *  `text.terms`, `text.dates`, `embed`, `llm`, `countTokens`, `log`. */
   toolCalls: Record<string, number>;
   /** Lines the design logged (capped) and how many were dropped past the cap. */
@@ -138,6 +142,11 @@ export interface HostTools {
   readonly llmAvailable: boolean;
   /** Builds (or takes from the cache) an index and returns a handle valid for this HostTools. */
   bm25Index(docs: ReadonlyArray<{ id: string; text: string }>, options?: Bm25Options): { handle: number; size: number };
+  /**
+   * A new handle for the index behind `handle` grown by `docs` (the old handle keeps answering as before); costs
+   * the new documents only, and shares the cache entry of an index built over the whole list at once.
+   */
+  bm25Add(handle: number, docs: ReadonlyArray<{ id: string; text: string }>): { handle: number; size: number };
   bm25Search(handle: number, query: string, k?: number): Hit[];
   tokenize(text: string): string[];
   stem(word: string): string;
@@ -150,7 +159,8 @@ export interface HostTools {
   embed(texts: string[]): Promise<number[][]>;
   llm(messages: string | LlmMessage[], options?: { maxTokens?: number; temperature?: number }): Promise<string>;
   /**
-   * Opens a metering window for one stage call. `scope` keys the LLM budget: `store`, or `q:<question id>`
+   * Opens a metering window for one stage call. `scope` keys the LLM budget: `store` or `add` (a budget per
+   * call), or `q:<question id>`
    * (retrieve and context of one question share a budget). `deadline` is a `performance.now()` time after
    * which tools refuse work (isolated-vm's timeout does not interrupt a host callback).
    */
@@ -176,7 +186,7 @@ export interface Bm25CacheStats {
 export interface SandboxLimits {
   /** isolated-vm `memoryLimit` in MB (default 128). */
   memoryMb: number;
-  /** Per-call wall-clock limit for `store` (default 60 000 ms). */
+  /** Per-call wall-clock limit for `store` and `add` (default 60 000 ms). */
   storeTimeoutMs: number;
   /** Per-call wall-clock limit for `retrieve`, `context` and `memoryUnits` (default 5 000 ms). */
   callTimeoutMs: number;
@@ -223,6 +233,8 @@ export interface UnitProvenance {
   text: string;
   sources: string[];
   time?: string;
+  /** Length of the unit's whole text in the isolate (`text` may be cut); set where the sandbox reports it. */
+  textLength?: number;
 }
 
 /**
@@ -244,6 +256,14 @@ export interface Sandbox {
   readonly alive: boolean;
   /** Runs `store(records)`; the resulting Memory replaces any previous one, inside the isolate. */
   store(records: SourceRecord[]): Promise<StageResult<StoreSummary>>;
+  /** Whether the design has the optional `add` stage (known once loaded). */
+  readonly incremental: boolean;
+  /**
+   * Runs the design's `add(memory, records)` over records not stored before; its result becomes the memory. Same
+   * limits, validation and failure kinds as `store` (stage 'store'); 'malformed' when the design has no `add`, no
+   * memory yet, or a record id was stored already. After any failure there is no memory until the next `store`.
+   */
+  add(records: SourceRecord[]): Promise<StageResult<StoreSummary>>;
   /**
    * Text and claimed provenance of the current memory's units, re-validated (the design may have grown memory
    * since store), read in pages. Fails with stage 'store', kind 'malformed' before any successful store.

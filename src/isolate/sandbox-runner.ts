@@ -19,24 +19,28 @@ import {
 } from './sandbox-api.ts';
 import { fitToBudget } from './host-tools/text-budget.ts';
 
-type Op = 'store' | 'retrieve' | 'context' | 'units';
+type Op = 'store' | 'add' | 'retrieve' | 'context' | 'units' | 'unitsDelta' | 'texts';
 type Stage = StageFailure['stage'];
 
 // The prelude validates in the isolate; these re-check on the host, which is the side we trust.
 const HitsSchema = z.array(z.object({ unit: z.string().min(1), score: z.number().refine(Number.isFinite) }));
 const ContextSchema = z.object({ text: z.string(), units: z.array(z.string()) });
 const StoreSchema = z.object({ units: z.number().int().nonnegative(), textChars: z.number().int().nonnegative() });
-const UnitsPageSchema = z.object({
-  units: z.array(
-    z.object({
-      id: z.string().min(1),
-      text: z.string(),
-      sources: z.array(z.string()),
-      time: z.string().optional(),
-    }),
-  ),
-  next: z.number().int().positive().nullable(),
+const UnitSchema = z.object({
+  id: z.string().min(1),
+  sources: z.array(z.string()),
+  time: z.string().optional(),
+  textLength: z.number().int().nonnegative(),
 });
+const UnitsDeltaSchema = z.object({
+  full: z.boolean(),
+  units: z.array(UnitSchema),
+  removed: z.array(z.string()),
+  order: z.array(z.string()).nullable(),
+});
+const TextsPageSchema = z.object({ texts: z.array(z.string()), next: z.number().int().positive().nullable() });
+const LoadedSchema = z.object({ add: z.boolean() });
+const AddSchema = StoreSchema.extend({ delta: UnitsDeltaSchema });
 
 const EMPTY_METER: ToolMeter = { toolCalls: {}, log: [], logDropped: 0, llmTokens: { prompt: 0, completion: 0 }, bm25CacheHits: 0 };
 
@@ -59,6 +63,7 @@ export async function createSandbox(
   };
   let call: ivm.Reference<(op: Op, arg: string) => string>;
   let awaitPending: ivm.Reference<() => string | Promise<string>>;
+  let incremental = false;
   try {
     const context = isolate.createContextSync();
     installHostTools(context.global, hostTools, L);
@@ -79,12 +84,13 @@ export async function createSandbox(
     const loaded = load.applySync(undefined, [], { timeout: wholeMs(L.callTimeoutMs) });
     load.release();
     if (loaded[0] !== 'R') return loadFailure(loaded[0] === 'M' ? 'malformed' : 'throw', loaded.slice(1));
+    incremental = LoadedSchema.parse(JSON.parse(loaded.slice(1))).add;
   } catch (error) {
     const { kind, message } = classify(error, isolate, false);
     // A throw at the design's top level keeps its error name, as stage throws do.
     return loadFailure(kind, kind === 'throw' && error instanceof Error ? `${error.name}: ${message}` : `loading the design: ${message}`);
   }
-  const sandbox = new IsolateSandbox(isolate, call, awaitPending, hostTools, L);
+  const sandbox = new IsolateSandbox(isolate, call, awaitPending, hostTools, L, incremental);
   return { ok: true, sandbox, ms: performance.now() - started };
 }
 
@@ -100,13 +106,17 @@ function installHostTools(global: ivm.Reference<Record<string, unknown>>, tools:
   };
   global.setSync('__h_config', new ivm.ExternalCopy(config).copyInto());
   global.setSync('__h_bm25Index', new ivm.Callback((docs: Array<{ id: string; text: string }>, o: object) => tools.bm25Index(docs, o)));
+  global.setSync(
+    '__h_bm25Add',
+    new ivm.Callback((handle: number, docs: Array<{ id: string; text: string }>) => tools.bm25Add(handle, docs)),
+  );
   global.setSync('__h_bm25Search', new ivm.Callback((handle: number, query: string, k: number) => tools.bm25Search(handle, query, k)));
   global.setSync('__h_tokenize', new ivm.Callback((text: string) => tools.tokenize(text)));
   global.setSync('__h_stem', new ivm.Callback((word: string) => tools.stem(word)));
   global.setSync('__h_isStopword', new ivm.Callback((word: string) => tools.isStopword(word)));
   global.setSync('__h_terms', new ivm.Callback((text: string) => tools.terms(text)));
-  global.setSync('__h_dates', new ivm.Callback((text: string, reference?: string) => tools.dates(text, reference)));
   global.setSync('__h_countTokens', new ivm.Callback((text: string) => tools.countTokens(text)));
+  global.setSync('__h_dates', new ivm.Callback((text: string, reference?: string) => tools.dates(text, reference)));
   global.setSync('__h_log', new ivm.Callback((message: string) => tools.log(message)));
   // ivm.Callback cannot hand a promise back; a Reference applied with {result: {promise: true}} can.
   global.setSync('__h_embed', new ivm.Reference((texts: string[]) => handled(tools.embed(texts))));
@@ -133,6 +143,14 @@ class IsolateSandbox implements Sandbox {
   #limits: SandboxLimits;
   #deadReason: string | null = null;
   #busy = false;
+  /** Provenance as the host last received it (null: ask for every unit), and the units' order. */
+  #units: Map<string, UnitProvenance> | null = null;
+  #order: string[] = [];
+  /** #order mapped through #units (kept in step when a delta only appends units). */
+  #list: UnitProvenance[] = [];
+  /** True right after an add applied its delta: no stage ran since, so #list is the memory's provenance. */
+  #unitsFresh = false;
+  readonly incremental: boolean;
 
   constructor(
     isolate: ivm.Isolate,
@@ -140,7 +158,9 @@ class IsolateSandbox implements Sandbox {
     awaitPending: ivm.Reference<() => string | Promise<string>>,
     tools: HostTools,
     limits: SandboxLimits,
+    incremental: boolean,
   ) {
+    this.incremental = incremental;
     this.#isolate = isolate;
     this.#call = call;
     this.#await = awaitPending;
@@ -153,25 +173,86 @@ class IsolateSandbox implements Sandbox {
   }
 
   store(records: SourceRecord[]): Promise<StageResult<StoreSummary>> {
+    this.#units = null;
     return this.#run('store', 'store', 'store', JSON.stringify(records), StoreSchema);
   }
 
+  async add(records: SourceRecord[]): Promise<StageResult<StoreSummary>> {
+    const known = this.#units;
+    this.#units = null;
+    const r = await this.#run('add', 'store', 'add', JSON.stringify({ records, full: !known }), AddSchema);
+    if (!r.ok) return r;
+    const texts = await this.#readTexts(r.value.delta);
+    if (!texts.ok) return { ...texts, ms: r.ms + texts.ms };
+    this.#applyDelta(r.value.delta, known, texts.value);
+    this.#unitsFresh = true;
+    return { ...r, ms: r.ms + texts.ms, value: { units: r.value.units, textChars: r.value.textChars } };
+  }
+
+  /** Only units new or changed since the last call cross the boundary; the host keeps the rest. */
   async memoryUnits(): Promise<StageResult<UnitProvenance[]>> {
-    // Pages keep every crossing well under maxResultChars even when JSON escaping inflates the text.
+    if (this.#unitsFresh && this.#units) {
+      return { ok: true, value: this.#list.slice(), ...EMPTY_METER, toolCalls: {}, log: [], ms: 0 };
+    }
+    const known = this.#units;
+    // Forget what we had until this reply is applied: a failed call must not leave a half-merged picture.
+    this.#units = null;
+    const r = await this.#run('unitsDelta', 'store', 'units', known ? '' : 'full', UnitsDeltaSchema);
+    if (!r.ok) return r;
+    const texts = await this.#readTexts(r.value);
+    if (!texts.ok) return { ...texts, ms: r.ms + texts.ms };
+    return { ...r, ms: r.ms + texts.ms, value: this.#applyDelta(r.value, known, texts.value) };
+  }
+
+  /**
+   * The texts of the units a delta reports as new or changed, read in pages that keep every crossing well under
+   * maxResultChars even when JSON escaping inflates the text (a unit longer than a page arrives cut to one).
+   */
+  async #readTexts(delta: z.infer<typeof UnitsDeltaSchema>): Promise<StageResult<Map<string, string>>> {
+    const ids = delta.units.map((u) => u.id);
     const maxChars = Math.max(1000, Math.floor(this.#limits.maxResultChars / 8));
-    const units: UnitProvenance[] = [];
-    let from = 0;
+    const texts = new Map<string, string>();
     let ms = 0;
-    for (;;) {
-      const page = await this.#run('units', 'store', 'units', JSON.stringify({ from, maxChars }), UnitsPageSchema);
+    for (let from = 0; from < ids.length; ) {
+      const page = await this.#run('texts', 'store', 'units', JSON.stringify({ ids, from, maxChars }), TextsPageSchema);
       ms += page.ms;
       if (!page.ok) return { ...page, ms };
-      for (const u of page.value.units) units.push(u);
-      if (page.value.next === null) return { ...page, ok: true, value: units, ms };
+      page.value.texts.forEach((t, i) => texts.set(ids[from + i]!, t));
+      if (page.value.next === null) break;
       if (page.value.next <= from)
-        return { ...page, ok: false, failure: { stage: 'store', kind: 'malformed', message: 'unit pages did not advance' }, ms };
+        return { ...page, ok: false, failure: { stage: 'store', kind: 'malformed', message: 'unit text pages did not advance' }, ms };
       from = page.value.next;
     }
+    return { ok: true, value: texts, ...EMPTY_METER, toolCalls: {}, log: [], ms };
+  }
+
+  /** Merges a provenance delta into what the host holds and returns the memory's provenance, in unit order. */
+  #applyDelta(
+    delta: z.infer<typeof UnitsDeltaSchema>,
+    known: Map<string, UnitProvenance> | null,
+    texts: ReadonlyMap<string, string>,
+  ): UnitProvenance[] {
+    const fresh = delta.full || !known;
+    const units = fresh ? new Map<string, UnitProvenance>() : known;
+    let order = fresh ? [] : this.#order;
+    // Only appended units (the common case of a memory grown by add): the list grows in step, no remapping.
+    let appendOnly = !fresh && delta.order === null && delta.removed.length === 0;
+    const appended: UnitProvenance[] = [];
+    for (const id of delta.removed) units.delete(id);
+    for (const u of delta.units) {
+      const unit: UnitProvenance = { id: u.id, text: texts.get(u.id) ?? '', sources: u.sources, textLength: u.textLength };
+      if (u.time !== undefined) unit.time = u.time;
+      if (units.has(u.id)) appendOnly = false;
+      else if (delta.order === null) order.push(u.id);
+      units.set(u.id, unit);
+      appended.push(unit);
+    }
+    if (delta.order !== null) order = delta.order;
+    if (appendOnly) this.#list.push(...appended);
+    else this.#list = order.map((id) => units.get(id)!);
+    this.#units = units;
+    this.#order = order;
+    return this.#list.slice();
   }
 
   retrieve(question: Question): Promise<StageResult<Hit[]>> {
@@ -219,8 +300,9 @@ class IsolateSandbox implements Sandbox {
     if (!this.alive) return fail('crash', `${this.#deadReason ?? 'the isolate is gone'}; create a new sandbox`);
     if (this.#busy) return fail('crash', 'sandbox calls overlapped; await each call before the next');
     this.#busy = true;
+    this.#unitsFresh = false;
     // isolated-vm wants whole milliseconds (a 32-bit integer).
-    const timeout = wholeMs(op === 'store' ? this.#limits.storeTimeoutMs : this.#limits.callTimeoutMs);
+    const timeout = wholeMs(op === 'store' || op === 'add' ? this.#limits.storeTimeoutMs : this.#limits.callTimeoutMs);
     this.#tools.beginCall(scope, started + timeout);
     let encoded: string;
     let watchdogFired = false;

@@ -104,9 +104,10 @@ export interface Memory {
   /** Records added so far. */
   readonly size: number;
   /**
-   * Adds records (strings become `note` records with generated ids) and re-runs the design's `store` over every
-   * record so far: designs build memory in one batch, so add in batches. Atomic: when `store` fails the records are
-   * not added and a {@link DesignError} (stage `store`) is thrown.
+   * Adds records (strings become `note` records with generated ids). A design with the optional `add` stage grows
+   * its memory by the new records only (as evaluation's one-pass replay does); one without re-runs `store` over
+   * every record so far, so add in batches. Atomic: when `add` or `store` fails the records are not added and a
+   * {@link DesignError} (stage `store`) is thrown.
    */
   add(records: ReadonlyArray<SourceRecord | string>): Promise<AddResult>;
   /** Retrieve + context for one question; throws {@link DesignError} when the design fails. */
@@ -190,9 +191,17 @@ class DesignMemory implements Memory {
     return this.#serial(async () => {
       const added = this.#validate(records);
       const next = [...this.#records, ...added];
-      const built = await MemoryBuild.create(next, this.#setup);
+      const current = this.#all;
+      let built: Awaited<ReturnType<typeof MemoryBuild.create>>;
+      if (current?.incremental && current.records.length === this.#records.length) {
+        built = await current.grow(added);
+        // A failed add left that memory in doubt (grow disposed it): the next search rebuilds it from the old records.
+        if (!built.ok) this.#all = null;
+      } else {
+        built = await MemoryBuild.create(next, this.#setup);
+        if (built.ok) current?.dispose();
+      }
       if (!built.ok) throw new DesignError(built.failure, this.#designName);
-      this.#all?.dispose();
       this.#all = built.value;
       for (const b of this.#dated.values()) b.dispose();
       this.#dated.clear();

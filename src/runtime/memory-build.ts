@@ -39,7 +39,8 @@ const MAX_REBUILDS = 2;
  * rebuild when a question killed the isolate. Calls must not overlap (the caller serialises them).
  */
 export class MemoryBuild {
-  readonly records: readonly SourceRecord[];
+  /** The records this memory holds (grown by {@link grow}). */
+  records: readonly SourceRecord[];
   #setup: BuildSetup;
   #tools: HostTools;
   #sandbox: Sandbox | null = null;
@@ -62,6 +63,34 @@ export class MemoryBuild {
       return { ok: false, failure };
     }
     return { ok: true, value: build };
+  }
+
+  /** Whether {@link grow} can add records without a rebuild (the design has an `add` stage and the sandbox lives). */
+  get incremental(): boolean {
+    return this.#sandbox?.alive === true && this.#sandbox.incremental;
+  }
+
+  /**
+   * Grows this memory by records it does not hold yet, with the design's `add` (evaluation's one-pass path). On a
+   * failure the build is disposed (its memory is in doubt) and the failure comes back, its message naming `add`.
+   */
+  async grow(added: readonly SourceRecord[]): Promise<BuildOutcome<MemoryBuild>> {
+    const sandbox = this.#sandbox;
+    if (!sandbox || !this.incremental) {
+      return { ok: false, failure: { stage: 'store', kind: 'malformed', message: 'add: the design has no add stage' } };
+    }
+    const fail = (failure: StageFailure): BuildOutcome<MemoryBuild> => {
+      this.dispose();
+      return { ok: false, failure: { ...failure, stage: 'store', message: `add: ${failure.message}` } };
+    };
+    const stored = await sandbox.add(JSON.parse(JSON.stringify(added)) as SourceRecord[]);
+    if (!stored.ok) return fail(stored.failure);
+    const units = await sandbox.memoryUnits();
+    if (!units.ok) return fail(units.failure);
+    this.records = [...this.records, ...added];
+    this.units = stored.value.units;
+    this.#memory.grow(units.value, added);
+    return { ok: true, value: this };
   }
 
   async answer(q: Question, budget: Budget): Promise<BuildOutcome<BuildAnswer>> {

@@ -133,11 +133,16 @@ function locate(h: Haystack, recordWords: readonly string[], rawText: string): n
 
 /** Record words, cached per record object (a record is checked against many units). */
 export class RecordWords {
-  #byId: ReadonlyMap<string, ProvenanceRecord>;
+  #byId: Map<string, ProvenanceRecord>;
   #words = new Map<string, string[]>();
 
   constructor(records: Iterable<ProvenanceRecord>) {
     this.#byId = new Map([...records].map((r) => [r.id, r]));
+  }
+
+  /** Records that became visible later (a memory grown over time); an id already held keeps its text. */
+  add(records: Iterable<ProvenanceRecord>): void {
+    for (const r of records) if (!this.#byId.has(r.id)) this.#byId.set(r.id, r);
   }
 
   has(id: string): boolean {

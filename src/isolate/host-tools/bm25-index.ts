@@ -1,14 +1,17 @@
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import bm25 from 'wink-bm25-text-search';
 import type { Bm25Options, Hit } from '../../../sandbox/contract.ts';
 import type { Bm25CacheStats } from '../sandbox-api.ts';
 import { terms } from '../../text/text.ts';
+import { GrowingBm25, type Bm25Params } from './growing-bm25.ts';
 
 /** A built index, shared by every sandbox in the process that indexes the same documents. */
 export interface SearchIndex {
   readonly size: number;
   search(query: string, k: number): Hit[];
 }
+
+export { GrowingBm25 } from './growing-bm25.ts';
 
 interface ResolvedOptions {
   stem: boolean;
@@ -30,10 +33,24 @@ function resolve(options: Bm25Options = {}): ResolvedOptions {
 const IDF_K = 1;
 
 /**
- * Builds an index without the cache: wink-bm25-text-search for 3 or more documents, a plain BM25 with
- * wink's formula below that (wink's consolidate() refuses fewer than 3 documents).
+ * Builds the index `tools.bm25` serves, without the cache: memsteer's growing BM25 (growing-bm25.ts), which
+ * reproduces wink-bm25-text-search's scores, rounding and result order and can add documents later.
  */
-export function buildBm25Index(docs: ReadonlyArray<{ id: string; text: string }>, options?: Bm25Options): SearchIndex {
+export function buildBm25Index(docs: ReadonlyArray<{ id: string; text: string }>, options?: Bm25Options): GrowingBm25 {
+  return GrowingBm25.build(docs, paramsOf(options));
+}
+
+function paramsOf(options?: Bm25Options): Bm25Params {
+  const o = resolve(options);
+  return { k1: o.k1, b: o.b, k: IDF_K, prep: (text: string) => terms(text, { stem: o.stem, stopwords: o.stopwords }) };
+}
+
+/**
+ * The index as it was built before it could grow: wink-bm25-text-search for 3 or more documents, a plain BM25
+ * with wink's formula below that (wink's consolidate() refuses fewer than 3 documents). Kept as the reference
+ * the growing index is tested against, and as the baseline of bench/bm25-growth.ts.
+ */
+export function buildWinkBm25Index(docs: ReadonlyArray<{ id: string; text: string }>, options?: Bm25Options): SearchIndex {
   const o = resolve(options);
   const prep = (text: string): string[] => terms(text, { stem: o.stem, stopwords: o.stopwords });
   const seen = new Set<string>();
@@ -98,44 +115,96 @@ export function buildPlainBm25Index(docs: ReadonlyArray<{ id: string; text: stri
 
 // ───────────── process-wide cache: candidates that index the same units share one index ─────────────
 
-const MAX_ENTRIES = 48;
+/**
+ * Entries are cheap (versions of one growing chain share their corpus), so the cap that matters is documents: each
+ * distinct corpus is counted once, at its current size.
+ */
+const MAX_ENTRIES = 2048;
 const MAX_CACHED_DOCS = 400_000;
-const cache = new Map<string, SearchIndex>();
+const cache = new Map<string, GrowingBm25>();
+/** Per corpus held by the cache: entries that reference it and the documents counted for it. */
+const corpora = new Map<object, { entries: number; counted: number }>();
 let cachedDocs = 0;
 const stats = { hits: 0, misses: 0, buildMs: 0 };
 
-/** Content hash of (documents, resolved options): the cache key. */
-export function bm25CacheKey(docs: ReadonlyArray<{ id: string; text: string }>, options?: Bm25Options): string {
-  const h = createHash('sha256').update(JSON.stringify(resolve(options)));
+/** The un-finalised content hash of (resolved options, documents): continued by extensions, digested for keys. */
+function hashOf(docs: ReadonlyArray<{ id: string; text: string }>, options?: Bm25Options, from?: Hash): Hash {
+  const h = from ? from.copy() : createHash('sha256').update(JSON.stringify(resolve(options)));
   for (const d of docs) h.update(d.id).update('\u0000').update(d.text).update('\u0001');
-  return h.digest('hex');
+  return h;
+}
+
+/** Content hash of (documents, resolved options): the cache key. An index grown by `add` has its full document list's key. */
+export function bm25CacheKey(docs: ReadonlyArray<{ id: string; text: string }>, options?: Bm25Options): string {
+  return hashOf(docs, options).digest('hex');
+}
+
+function lookup(key: string): GrowingBm25 | undefined {
+  const found = cache.get(key);
+  if (!found) return undefined;
+  cache.delete(key); // refresh LRU position
+  cache.set(key, found);
+  stats.hits += 1;
+  return found;
+}
+
+function remember(key: string, index: GrowingBm25): void {
+  cache.set(key, index);
+  const ref = index.corpusRef;
+  const entry = corpora.get(ref) ?? { entries: 0, counted: 0 };
+  entry.entries += 1;
+  cachedDocs += index.corpusSize - entry.counted;
+  entry.counted = index.corpusSize;
+  corpora.set(ref, entry);
+  while (cache.size > MAX_ENTRIES || (cachedDocs > MAX_CACHED_DOCS && cache.size > 1)) {
+    const oldest = cache.keys().next().value as string;
+    const victimRef = cache.get(oldest)!.corpusRef;
+    cache.delete(oldest);
+    const victim = corpora.get(victimRef)!;
+    victim.entries -= 1;
+    if (victim.entries === 0) {
+      cachedDocs -= victim.counted;
+      corpora.delete(victimRef);
+    }
+  }
 }
 
 /** The cached index for these documents and options, building (and caching) it on a miss. */
 export function getBm25Index(
   docs: ReadonlyArray<{ id: string; text: string }>,
   options?: Bm25Options,
-): { index: SearchIndex; cached: boolean } {
-  const key = bm25CacheKey(docs, options);
-  const found = cache.get(key);
-  if (found) {
-    cache.delete(key); // refresh LRU position
-    cache.set(key, found);
-    stats.hits += 1;
-    return { index: found, cached: true };
-  }
+): { index: GrowingBm25; cached: boolean } {
+  const h = hashOf(docs, options);
+  const key = h.copy().digest('hex');
+  const found = lookup(key);
+  if (found) return { index: found, cached: true };
   const t = performance.now();
-  const index = buildBm25Index(docs, options);
+  const index = GrowingBm25.build(docs, paramsOf(options), h);
   stats.buildMs += performance.now() - t;
   stats.misses += 1;
-  cache.set(key, index);
-  cachedDocs += index.size;
-  while (cache.size > MAX_ENTRIES || (cachedDocs > MAX_CACHED_DOCS && cache.size > 1)) {
-    const oldest = cache.keys().next().value as string;
-    cachedDocs -= cache.get(oldest)!.size;
-    cache.delete(oldest);
-  }
+  remember(key, index);
   return { index, cached: false };
+}
+
+/**
+ * `index` grown by `docs`, from the cache when the same document list was indexed before (by `index` or by `add`):
+ * an index grown by `add` is the index of its whole document list, and shares its cache entry.
+ */
+export function extendBm25Index(
+  index: GrowingBm25,
+  docs: ReadonlyArray<{ id: string; text: string }>,
+): { index: GrowingBm25; cached: boolean } {
+  if (!index.hashState) throw new Error('bm25.add: this index was built outside the cache');
+  const h = hashOf(docs, undefined, index.hashState);
+  const key = h.copy().digest('hex');
+  const found = lookup(key);
+  if (found) return { index: found, cached: true };
+  const t = performance.now();
+  const grown = index.extend(docs, h);
+  stats.buildMs += performance.now() - t;
+  stats.misses += 1;
+  remember(key, grown);
+  return { index: grown, cached: false };
 }
 
 export function bm25CacheStats(): Bm25CacheStats {
@@ -144,6 +213,7 @@ export function bm25CacheStats(): Bm25CacheStats {
 
 export function clearBm25Cache(): void {
   cache.clear();
+  corpora.clear();
   cachedDocs = 0;
   stats.hits = 0;
   stats.misses = 0;

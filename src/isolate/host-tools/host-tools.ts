@@ -2,7 +2,7 @@ import type { Bm25Options, Hit, LlmMessage } from '../../../sandbox/contract.ts'
 import type { HostTools, HostToolsOptions, ToolMeter } from '../sandbox-api.ts';
 import { countTokens, isStopword, stem, terms, tokenize } from '../../text/text.ts';
 import { resolveDates } from '../../text/resolve-dates.ts';
-import { getBm25Index, type SearchIndex } from './bm25-index.ts';
+import { extendBm25Index, getBm25Index, type GrowingBm25 } from './bm25-index.ts';
 import { LOCAL_EMBEDDING_DIM, LOCAL_EMBEDDING_MODEL, localEmbedding, normaliseVector } from './local-embedding.ts';
 
 export { bm25CacheStats, clearBm25Cache } from './bm25-index.ts';
@@ -50,7 +50,7 @@ function emptyMeter(): ToolMeter {
  */
 export function createHostTools(options: HostToolsOptions = {}): HostTools {
   const o = { ...DEFAULTS, ...stripUndefined(options) };
-  const handles: SearchIndex[] = [];
+  const handles: GrowingBm25[] = [];
   let meter = emptyMeter();
   let deadline = Number.POSITIVE_INFINITY;
   let scope = '';
@@ -61,7 +61,8 @@ export function createHostTools(options: HostToolsOptions = {}): HostTools {
     if (performance.now() > deadline) throw new Error(`tools.${name}: the stage is past its time limit`);
     meter.toolCalls[name] = (meter.toolCalls[name] ?? 0) + 1;
   };
-  const llmCap = (): number => (scope === 'store' ? o.llmTokensPerStore : o.llmTokensPerQuestion);
+  const buildsMemory = (s: string): boolean => s === 'store' || s === 'add';
+  const llmCap = (): number => (buildsMemory(scope) ? o.llmTokensPerStore : o.llmTokensPerQuestion);
 
   const embedder = options.embedder;
   const llm = options.llm;
@@ -79,14 +80,27 @@ export function createHostTools(options: HostToolsOptions = {}): HostTools {
         throw new Error(
           `bm25.index: more than ${MAX_HANDLES} indexes in one sandbox; build an index once in store and keep it in memory.state`,
         );
-      for (const d of docs) {
-        if (typeof d?.id !== 'string' || typeof d.text !== 'string')
-          throw new Error('bm25.index: every doc needs a string id and a string text');
-      }
+      checkDocs(docs, 'bm25.index');
       const { index, cached } = getBm25Index(docs, bm25Options);
       if (cached) meter.bm25CacheHits += 1;
       handles.push(index);
       return { handle: handles.length - 1, size: index.size };
+    },
+
+    bm25Add(handle: number, docs: ReadonlyArray<{ id: string; text: string }>) {
+      tick('bm25.add');
+      const index = handles[handle];
+      if (!index) throw new Error('bm25.add: unknown index handle');
+      if (!Array.isArray(docs)) throw new Error('bm25.add: docs must be an array of {id, text}');
+      if (index.size + docs.length > o.bm25MaxDocs)
+        throw new Error(`bm25.add: ${index.size + docs.length} documents is over the ${o.bm25MaxDocs} limit`);
+      if (handles.length >= MAX_HANDLES)
+        throw new Error(`bm25.add: more than ${MAX_HANDLES} indexes in one sandbox; keep only the grown index in memory.state`);
+      checkDocs(docs, 'bm25.add');
+      const grown = extendBm25Index(index, docs);
+      if (grown.cached) meter.bm25CacheHits += 1;
+      handles.push(grown.index);
+      return { handle: handles.length - 1, size: grown.index.size };
     },
 
     bm25Search(handle: number, query: string, k = 10): Hit[] {
@@ -155,7 +169,7 @@ export function createHostTools(options: HostToolsOptions = {}): HostTools {
       const cap = llmCap();
       const remaining = cap - scopeTokens - promptEstimate;
       if (remaining <= 0)
-        throw new Error(`tools.llm: the budget of ${cap} tokens for this ${callScope === 'store' ? 'store' : 'question'} is spent`);
+        throw new Error(`tools.llm: the budget of ${cap} tokens for this ${buildsMemory(callScope) ? callScope : 'question'} is spent`);
       const maxTokens = Math.max(1, Math.min(remaining, llmOptions.maxTokens ?? DEFAULT_COMPLETION_TOKENS));
       const reserved = promptEstimate + maxTokens;
       scopeTokens += reserved;
@@ -173,7 +187,8 @@ export function createHostTools(options: HostToolsOptions = {}): HostTools {
     },
 
     beginCall(nextScope: string, nextDeadline: number) {
-      if (nextScope !== scope) scopeTokens = 0;
+      // Each store or add call has a budget of its own; retrieve and context of one question share theirs.
+      if (nextScope !== scope || buildsMemory(nextScope)) scopeTokens = 0;
       scope = nextScope;
       deadline = nextDeadline;
       meter = emptyMeter();
@@ -190,6 +205,12 @@ export function createHostTools(options: HostToolsOptions = {}): HostTools {
       handles.length = 0;
     },
   };
+}
+
+function checkDocs(docs: ReadonlyArray<{ id: string; text: string }>, what: string): void {
+  for (const d of docs) {
+    if (typeof d?.id !== 'string' || typeof d.text !== 'string') throw new Error(`${what}: every doc needs a string id and a string text`);
+  }
 }
 
 function stripUndefined<T extends object>(value: T): Partial<T> {

@@ -171,6 +171,17 @@ const STORE_WITH_INDEX_DOCS = `store(records: SourceRecord[], tools: Tools): Mem
     return { units, state: { index } };
   }`;
 
+/**
+ * The add stage of a design whose store indexes `indexDocs(units)`: a unit's indexed text includes its neighbours,
+ * which new records change, so the index is rebuilt over every unit (what store over all records would build).
+ */
+const ADD_WITH_INDEX_DOCS = `function addRecords(memory: Memory, records: SourceRecord[], tools: Tools): Memory {
+  // @block add:reindex — indexDocs reads each unit's thread neighbours, and new records are new neighbours.
+  const units = [...memory.units, ...records.map(unitOf)];
+  const index = tools.bm25.index(indexDocs(units), { stem: STEM, k1: BM25_K1, b: BM25_B });
+  return { units, state: { index } };
+}`;
+
 const WINDOW_DOCS = `/** Neighbouring units of the same thread indexed with each unit (0 = the unit alone). */
 const WINDOW = 1;
 
@@ -299,6 +310,8 @@ export const MUTATION_OPERATORS: readonly MutationOperator[] = [
         ? [{ op: 'replace-function' as const, name: 'indexDocs', code: WINDOW_DOCS.slice(WINDOW_DOCS.indexOf('function')) }]
         : [{ op: 'add-helper' as const, code: WINDOW_DOCS }]),
       { op: 'replace-stage', stage: 'store', code: STORE_WITH_INDEX_DOCS },
+      // A design with an add stage (addRecords, as seeds/base-bm25.ts has) must keep store(all) ≡ store + add.
+      ...(has('addRecords') && has('unitOf') ? [{ op: 'replace-function' as const, name: 'addRecords', code: ADD_WITH_INDEX_DOCS }] : []),
     ],
   },
   {
