@@ -20,6 +20,34 @@ async function load(source: string, tools: HostToolsOptions = {}, limits: Partia
 const ONE_UNIT_PER_RECORD = 'store: (records) => ({ units: records.map((r) => ({ id: r.id, text: r.text, sources: [r.id] })) }),';
 
 describe('sandbox: a tiny BM25 design end to end', () => {
+  it('reads unit texts in pages when they do not fit one crossing, and again only for units an add changed', async () => {
+    // maxResultChars 8000 → text pages of about 1000 characters: 20 units of ~60 characters take two pages.
+    const design = `import type { MemoryDesign } from 'memsteer/contract';
+export default {
+  ${ONE_UNIT_PER_RECORD}
+  add: (memory, records) => ({ units: [...memory.units, ...records.map((r) => ({ id: r.id, text: r.text, sources: [r.id] }))] }),
+  retrieve: () => [],
+  context: () => ({ text: '', units: [] }),
+} satisfies MemoryDesign;`;
+    const sandbox = await load(design, {}, { maxResultChars: 8000 });
+    const long = { id: 'r-long', text: 'word '.repeat(400).trim() };
+    expect((await sandbox.store([...RECORDS, long])).ok).toBe(true);
+    const units = await sandbox.memoryUnits();
+    if (!units.ok) throw new Error(units.failure.message);
+    expect(units.value.map((u) => u.text).slice(0, 20)).toEqual(RECORDS.map((r) => r.text));
+    // A unit longer than a page arrives cut to one page (1000 characters): what is past the cut is not verified.
+    expect(units.value[20]!.text).toBe(long.text.slice(0, 1000));
+    expect(units.value[20]!.textLength).toBe(long.text.length);
+    const added = { id: 'r-new', text: 'A record that arrived later.' };
+    expect((await sandbox.add([added])).ok).toBe(true);
+    const grown = await sandbox.memoryUnits();
+    if (!grown.ok) throw new Error(grown.failure.message);
+    expect(grown.value.map((u) => u.text).at(-1)).toBe(added.text);
+    // Units the add left alone are the very objects the host already held: their texts did not cross again.
+    expect(grown.value[0]).toBe(units.value[0]);
+    sandbox.dispose();
+  });
+
   it('stores, reports provenance, retrieves and builds a context on 20 records', async () => {
     const sandbox = await load(readFileSync(new URL('./fixtures/designs/good/tiny-bm25.ts', import.meta.url), 'utf8'));
     const stored = await sandbox.store(RECORDS);
@@ -30,11 +58,13 @@ describe('sandbox: a tiny BM25 design end to end', () => {
     expect(stored.log).toEqual(['stored 20 units']);
 
     const units = await sandbox.memoryUnits();
+    const firstText = RECORDS[0]!.speaker ? `${RECORDS[0]!.speaker}: ${RECORDS[0]!.text}` : RECORDS[0]!.text;
     expect(units.ok && units.value[0]).toEqual({
       id: 'u-r01',
-      text: RECORDS[0]!.speaker ? `${RECORDS[0]!.speaker}: ${RECORDS[0]!.text}` : RECORDS[0]!.text,
+      text: firstText,
       sources: ['r01'],
       time: '2023-05-01T10:00:00Z',
+      textLength: firstText.length,
     });
     expect(units.ok && units.value.map((u) => u.id)).toHaveLength(20);
 
