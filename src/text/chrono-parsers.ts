@@ -2,7 +2,7 @@
  * The two chrono-node parsers memsteer uses, cut from chrono's English casual configuration:
  * - `explicitDates` reads only dates the text fixes by itself ("8 May 2023", "May 2023", "2023-05-08", "Monday,
  *   May 8th 2023 at 3pm"): it has no parser for relative phrases ("yesterday", "two weeks ago") and no refiner that
- *   folds "the week before 9 June 2023" into one relative result, so the explicit date inside such a phrase is found;
+ *   folds "the day after 14 March 2022" into one relative result, so the explicit date inside such a phrase is found;
  * - `resolvingDates` reads relative phrases too, against a reference instant.
  * Neither has chrono's slash-date parser: it reads 5/8/2023 by locale (May 8 or 5 August), and a silent guess is
  * worse than no date for answer matching; date-parse.ts keeps its own rule (only unambiguous orders).
