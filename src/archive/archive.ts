@@ -179,8 +179,8 @@ export class Archive {
   appendEvent(event: NewEvent): ArchiveEvent {
     const last = this.log.events[this.log.events.length - 1];
     const full = { ...event, seq: (last?.seq ?? 0) + 1, at: this.now().toISOString() } as ArchiveEvent;
-    appendEventLine(this.eventsPath, full, this.log);
-    this.log = { events: [...this.log.events, full], torn: null, validBytes: 0, unterminated: false };
+    const tail = appendEventLine(this.eventsPath, full, this.log);
+    this.log = { events: [...this.log.events, full], ...tail };
     return full;
   }
 

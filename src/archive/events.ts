@@ -1,16 +1,10 @@
-import { appendFileSync, existsSync, openSync, readFileSync, closeSync, ftruncateSync } from 'node:fs';
 import { InputError, describeZodIssues } from '../errors.ts';
+import { appendLogLine, jsonLine, readAppendLog, type AppendLogTail } from '../util/append-log.ts';
 import { EventSchema, type ArchiveEvent } from './schemas.ts';
 
 /** What reading `events.jsonl` found. */
-export interface EventLog {
+export interface EventLog extends AppendLogTail {
   events: ArchiveEvent[];
-  /** A last line cut off by a crash (not JSON or not a valid event): dropped, and its text kept here. */
-  torn: string | null;
-  /** Byte length of the complete lines (where the next append must start). */
-  validBytes: number;
-  /** True when the last valid line has no newline (the next append adds one first). */
-  unterminated: boolean;
 }
 
 /**
@@ -18,77 +12,40 @@ export interface EventLog {
  * last one and nothing else; damage anywhere else is corruption and raises E_ARCHIVE_CORRUPT naming the line.
  */
 export function readEventLog(path: string): EventLog {
-  if (!existsSync(path)) return { events: [], torn: null, validBytes: 0, unterminated: false };
-  const buf = readFileSync(path);
-  const text = buf.toString('utf8');
-  const events: ArchiveEvent[] = [];
-  let offset = 0;
-  let lineNo = 0;
-  let torn: string | null = null;
-  let unterminated = false;
-  let validBytes = 0;
-  while (offset < text.length) {
-    const nl = text.indexOf('\n', offset);
-    const end = nl < 0 ? text.length : nl;
-    const line = text.slice(offset, end);
-    lineNo++;
-    const isLast = nl < 0 || nl === text.length - 1;
-    if (line.trim() !== '') {
-      const parsed = parseLine(line);
-      if (!parsed.ok) {
-        if (isLast) {
-          torn = line;
-          break;
-        }
-        throw new InputError(
-          'E_ARCHIVE_CORRUPT',
-          `${path}:${lineNo}: ${parsed.message}; only a torn last line is tolerated — restore the file or remove that line`,
-          {
-            file: path,
-            line: lineNo,
-          },
-        );
-      }
-      const last = events[events.length - 1];
-      if (last && parsed.event.seq <= last.seq) {
-        throw new InputError('E_ARCHIVE_CORRUPT', `${path}:${lineNo}: event seq ${parsed.event.seq} does not follow ${last.seq}`, {
+  const corrupt = (lineNo: number, message: string) =>
+    new InputError(
+      'E_ARCHIVE_CORRUPT',
+      `${path}:${lineNo}: ${message}; only a torn last line is tolerated — restore the file or remove that line`,
+      { file: path, line: lineNo },
+    );
+  let last: ArchiveEvent | undefined;
+  const { items, tail } = readAppendLog<ArchiveEvent>(
+    path,
+    (line, lineNo) => {
+      const parsed = jsonLine(line, (value) => {
+        const r = EventSchema.safeParse(value);
+        return r.success ? { ok: true, value: r.data } : { ok: false, message: describeZodIssues(r.error.issues) };
+      });
+      // An out-of-order seq is corruption wherever it stands, never a torn tail.
+      if (parsed.ok && last && parsed.value.seq <= last.seq) {
+        throw new InputError('E_ARCHIVE_CORRUPT', `${path}:${lineNo}: event seq ${parsed.value.seq} does not follow ${last.seq}`, {
           file: path,
           line: lineNo,
         });
       }
-      events.push(parsed.event);
-      if (nl < 0) unterminated = true;
-    }
-    offset = nl < 0 ? text.length : nl + 1;
-    validBytes = Buffer.byteLength(text.slice(0, offset), 'utf8');
-  }
-  return { events, torn, validBytes, unterminated };
-}
-
-function parseLine(line: string): { ok: true; event: ArchiveEvent } | { ok: false; message: string } {
-  let value: unknown;
-  try {
-    value = JSON.parse(line);
-  } catch (err) {
-    return { ok: false, message: `invalid JSON (${(err as Error).message})` };
-  }
-  const r = EventSchema.safeParse(value);
-  return r.success ? { ok: true, event: r.data } : { ok: false, message: describeZodIssues(r.error.issues) };
+      if (parsed.ok) last = parsed.value;
+      return parsed;
+    },
+    corrupt,
+  );
+  return { events: items, ...tail };
 }
 
 /**
  * Appends one validated event as one write. A torn tail left by a crash is cut off first (it holds no complete
- * event), and an unterminated last line gets its newline, so the log stays one event per line.
+ * event), and an unterminated last line gets its newline, so the log stays one event per line. Returns the log's
+ * tail after the append.
  */
-export function appendEventLine(path: string, event: ArchiveEvent, log: Pick<EventLog, 'torn' | 'validBytes' | 'unterminated'>): void {
-  const parsed = EventSchema.parse(event);
-  if (log.torn !== null) {
-    const fd = openSync(path, 'r+');
-    try {
-      ftruncateSync(fd, log.validBytes);
-    } finally {
-      closeSync(fd);
-    }
-  }
-  appendFileSync(path, `${log.unterminated && log.torn === null ? '\n' : ''}${JSON.stringify(parsed)}\n`);
+export function appendEventLine(path: string, event: ArchiveEvent, log: AppendLogTail): AppendLogTail {
+  return appendLogLine(path, JSON.stringify(EventSchema.parse(event)), log);
 }

@@ -2,6 +2,7 @@
  * Type-aware answer normalisation and matching: the "exact match" half of correctness. Used by scoring and by
  * the supervision generator's blind-recovery check, so it knows nothing about any data set.
  */
+import { CARDINALS } from '../text/number-words.ts';
 import type { AnswerType } from '../history/record.ts';
 import { isoDate, parseExactDate, sameDate } from '../text/date-parse.ts';
 
@@ -46,34 +47,7 @@ const UNITS: ReadonlyArray<[RegExp, string]> = [
 ];
 
 const SMALL: Record<string, number> = {
-  zero: 0,
-  one: 1,
-  two: 2,
-  three: 3,
-  four: 4,
-  five: 5,
-  six: 6,
-  seven: 7,
-  eight: 8,
-  nine: 9,
-  ten: 10,
-  eleven: 11,
-  twelve: 12,
-  thirteen: 13,
-  fourteen: 14,
-  fifteen: 15,
-  sixteen: 16,
-  seventeen: 17,
-  eighteen: 18,
-  nineteen: 19,
-  twenty: 20,
-  thirty: 30,
-  forty: 40,
-  fifty: 50,
-  sixty: 60,
-  seventy: 70,
-  eighty: 80,
-  ninety: 90,
+  ...CARDINALS,
   a: 1,
   an: 1,
   once: 1,

@@ -15,6 +15,7 @@
  * 5. 'When' questions resolve relative phrases ("yesterday", "last week", "last Saturday") against the date of
  *    the line that says them, and fall back to that line's date.
  */
+import { CARDINALS } from '../text/number-words.ts';
 import type { AnswerType } from '../history/record.ts';
 import { isStopword, stem } from '../text/text.ts';
 import {
@@ -532,33 +533,8 @@ function distanceTo(hits: number[], from: number, to: number): number {
 }
 
 const NUMBER_WORDS = new Set([
-  'one',
-  'two',
-  'three',
-  'four',
-  'five',
-  'six',
-  'seven',
-  'eight',
-  'nine',
-  'ten',
-  'eleven',
-  'twelve',
-  'thirteen',
-  'fourteen',
-  'fifteen',
-  'sixteen',
-  'seventeen',
-  'eighteen',
-  'nineteen',
-  'twenty',
-  'thirty',
-  'forty',
-  'fifty',
-  'sixty',
-  'seventy',
-  'eighty',
-  'ninety',
+  // every cardinal but zero, which reads as "none" rather than a count
+  ...Object.keys(CARDINALS).filter((w) => w !== 'zero'),
   'hundred',
   'thousand',
   'million',
@@ -614,16 +590,7 @@ function numberCandidates(sc: Scored, info: QuestionInfo, context: string): Cand
 const NUM: Record<string, number> = {
   a: 1,
   an: 1,
-  one: 1,
-  two: 2,
-  three: 3,
-  four: 4,
-  five: 5,
-  six: 6,
-  seven: 7,
-  eight: 8,
-  nine: 9,
-  ten: 10,
+  ...Object.fromEntries(Object.entries(CARDINALS).filter(([, n]) => n >= 1 && n <= 10)),
   couple: 2,
   few: 3,
 };

@@ -1,8 +1,9 @@
-import { appendFileSync, closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { QAItemSchema } from '../history/record.ts';
 import { InputError } from '../errors.ts';
+import { appendLogLine, jsonLine, readAppendLog, type AppendLogTail } from '../util/append-log.ts';
 import { RunStatsSchema } from './summary.ts';
 
 /**
@@ -41,8 +42,8 @@ export function progressPath(outPath: string): string {
  * the file is not ours.
  */
 export class ProgressStore {
-  /** Byte length of the complete lines, and whether a torn tail must be cut before appending. */
-  private tail: { validBytes: number; torn: boolean; unterminated: boolean } | undefined;
+  /** Where the next append starts, and whether a torn tail must be cut first. */
+  private tail: AppendLogTail | undefined;
 
   constructor(
     readonly path: string,
@@ -51,59 +52,29 @@ export class ProgressStore {
 
   /** Lines of this run, in file order (a bundle may appear more than once: failed, then done). */
   load(): BundleProgress[] {
-    this.tail = { validBytes: 0, torn: false, unterminated: false };
-    if (!existsSync(this.path)) return [];
-    const text = readFileSync(this.path, 'utf8');
-    const out: BundleProgress[] = [];
-    let offset = 0;
-    let lineNo = 0;
-    while (offset < text.length) {
-      const nl = text.indexOf('\n', offset);
-      const end = nl < 0 ? text.length : nl;
-      const line = text.slice(offset, end);
-      lineNo++;
-      const isLast = nl < 0 || nl === text.length - 1;
-      if (line.trim() !== '') {
-        let parsed: BundleProgress;
-        try {
-          parsed = BundleProgressSchema.parse(JSON.parse(line));
-        } catch (err) {
-          if (isLast) {
-            this.tail.torn = true;
-            break;
-          }
-          throw new InputError(
-            'E_BAD_PROGRESS',
-            `${this.path}:${lineNo}: not a progress line (${(err as Error).message.slice(0, 120)}); delete the file to start over`,
-            { file: this.path, line: lineNo },
-          );
-        }
-        if (parsed.run === this.run) out.push(parsed);
-        this.tail.unterminated = nl < 0;
-      }
-      offset = nl < 0 ? text.length : nl + 1;
-      this.tail.validBytes = Buffer.byteLength(text.slice(0, offset), 'utf8');
-    }
-    return out;
+    const { items, tail } = readAppendLog<BundleProgress>(
+      this.path,
+      (line) =>
+        jsonLine(line, (value) => {
+          const r = BundleProgressSchema.safeParse(value);
+          return r.success ? { ok: true, value: r.data } : { ok: false, message: r.error.message };
+        }),
+      (lineNo, message) =>
+        new InputError(
+          'E_BAD_PROGRESS',
+          `${this.path}:${lineNo}: not a progress line (${message.slice(0, 120)}); delete the file to start over`,
+          { file: this.path, line: lineNo },
+        ),
+    );
+    this.tail = tail;
+    return items.filter((p) => p.run === this.run);
   }
 
   append(entry: Omit<BundleProgressInput, 'run'>): void {
     const line = BundleProgressSchema.parse({ ...entry, run: this.run });
     mkdirSync(dirname(this.path), { recursive: true });
-    // Appending after a torn tail would glue the new line to it and corrupt the journal for good: cut it first.
     if (!this.tail) this.load();
-    const tail = this.tail!;
-    if (tail.torn) {
-      const fd = openSync(this.path, 'r+');
-      try {
-        ftruncateSync(fd, tail.validBytes);
-      } finally {
-        closeSync(fd);
-      }
-    }
-    const text = `${tail.unterminated && !tail.torn ? '\n' : ''}${JSON.stringify(line)}\n`;
-    appendFileSync(this.path, text);
-    this.tail = { validBytes: tail.validBytes + Buffer.byteLength(text, 'utf8'), torn: false, unterminated: false };
+    this.tail = appendLogLine(this.path, JSON.stringify(line), this.tail!);
   }
 
   clear(): void {
