@@ -30,7 +30,7 @@ export default {
   context: () => ({ text: '', units: [] }),
 } satisfies MemoryDesign;`;
     const sandbox = await load(design, {}, { maxResultChars: 8000 });
-    const long = { id: 'r-long', text: 'word '.repeat(400).trim() };
+    const long: SourceRecord = { id: 'r-long', kind: 'note', text: 'word '.repeat(400).trim() };
     expect((await sandbox.store([...RECORDS, long])).ok).toBe(true);
     const units = await sandbox.memoryUnits();
     if (!units.ok) throw new Error(units.failure.message);
@@ -38,7 +38,7 @@ export default {
     // A unit longer than a page arrives cut to one page (1000 characters): what is past the cut is not verified.
     expect(units.value[20]!.text).toBe(long.text.slice(0, 1000));
     expect(units.value[20]!.textLength).toBe(long.text.length);
-    const added = { id: 'r-new', text: 'A record that arrived later.' };
+    const added: SourceRecord = { id: 'r-new', kind: 'note', text: 'A record that arrived later.' };
     expect((await sandbox.add([added])).ok).toBe(true);
     const grown = await sandbox.memoryUnits();
     if (!grown.ok) throw new Error(grown.failure.message);
