@@ -257,7 +257,8 @@ function indexUnitsInto(index, units, from, what) {
     for (var k = 0; k < u.sources.length; k++) {
       var s = u.sources[k];
       if (typeof s !== 'string' || !setHas(recordIds, s)) {
-        throw new Malformed(at + '.sources[' + k + '] = ' + slice(StringC(JSONstringify(s)), 0, 100) + ' is not the id of a stored record (unit ' + u.id + ')');
+        throw new Malformed(at + '.sources[' + k + '] = ' + slice(StringC(JSONstringify(s)), 0, 100) +
+          ' is not the id of a stored record (unit ' + u.id + ')');
       }
     }
     if (u.time !== undefined && typeof u.time !== 'string') throw new Malformed(at + '.time must be a string when set (unit ' + u.id + ')');
@@ -340,8 +341,12 @@ function takeHits(hits) {
   for (var j = 0; j < hits.length; j++) {
     var x = hits[j];
     if (!isObject(x)) throw new Malformed('hits[' + j + '] is not an object');
-    if (!knownUnit(x.unit)) throw new Malformed('hits[' + j + '].unit = ' + slice(StringC(JSONstringify(x.unit)), 0, 100) + ' is not a unit id in memory');
-    if (typeof x.score !== 'number' || !NumberIsFinite(x.score)) throw new Malformed('hits[' + j + '].score must be a finite number (unit ' + x.unit + ')');
+    if (!knownUnit(x.unit)) {
+      throw new Malformed('hits[' + j + '].unit = ' + slice(StringC(JSONstringify(x.unit)), 0, 100) + ' is not a unit id in memory');
+    }
+    if (typeof x.score !== 'number' || !NumberIsFinite(x.score)) {
+      throw new Malformed('hits[' + j + '].score must be a finite number (unit ' + x.unit + ')');
+    }
     out[j] = { unit: x.unit, score: x.score };
   }
   return JSONstringify(out);
@@ -354,7 +359,10 @@ function takeContext(c) {
   if (!ArrayIsArray(c.units)) throw new Malformed('context.units must be an array of unit ids');
   var units = [];
   for (var j = 0; j < c.units.length; j++) {
-    if (!knownUnit(c.units[j])) throw new Malformed('context.units[' + j + '] = ' + slice(StringC(JSONstringify(c.units[j])), 0, 100) + ' is not a unit id in memory');
+    if (!knownUnit(c.units[j])) {
+      throw new Malformed('context.units[' + j + '] = ' + slice(StringC(JSONstringify(c.units[j])), 0, 100) +
+        ' is not a unit id in memory');
+    }
     units[j] = c.units[j];
   }
   return JSONstringify({ text: c.text, units: units });

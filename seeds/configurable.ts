@@ -71,7 +71,8 @@ const RERANK_DEPTH = 200;
 const EMBED_BATCH = 256;
 
 export const description =
-  `Configurable: ${UNIT_GRANULARITY} granularity, ${RETRIEVER} retrieval${RETRIEVER === 'hybrid' ? ` (${FUSION}, dense weight ${EMBEDDING_WEIGHT})` : ''}, ` +
+  `Configurable: ${UNIT_GRANULARITY} granularity, ${RETRIEVER} retrieval` +
+  `${RETRIEVER === 'hybrid' ? ` (${FUSION}, dense weight ${EMBEDDING_WEIGHT})` : ''}, ` +
   `top ${TOP_K}, session fusion ${SESSION_FUSION}, ${EXPANSION_TERMS} expansion terms, time ${TIME_FILTER}, ` +
   `${CONTEXT_NEIGHBOURS} context neighbours, ${CONTEXT_ORDER} order, ${PACKING} packing.`;
 
@@ -143,7 +144,10 @@ function indexOf(memory: Memory, tools: Tools): Bm25Index {
 }
 
 /** Sessions: a record's thread, in chunks of SESSION_SIZE records; each session is one BM25 document. */
-function sessionsOf(memory: Memory, tools: Tools): { index: Bm25Index; sessionOf: Record<string, string>; members: Record<string, string[]> } {
+function sessionsOf(
+  memory: Memory,
+  tools: Tools,
+): { index: Bm25Index; sessionOf: Record<string, string>; members: Record<string, string[]> } {
   const state = stateOf(memory);
   if (state.sessionIndex && typeof state.sessionIndex.search === 'function' && state.sessionOf && state.members) {
     return { index: state.sessionIndex, sessionOf: state.sessionOf, members: state.members };
@@ -272,7 +276,9 @@ function fuseSessions(query: string, hits: readonly Hit[], memory: Memory, tools
   const { index, sessionOf } = sessionsOf(memory, tools);
   const sessionScore = normalised(index.search(query, 100));
   const top = hits[0]?.score || 1;
-  return hits.map((h) => ({ unit: h.unit, score: h.score / top + SESSION_FUSION * (sessionScore.get(sessionOf[h.unit] ?? '') ?? 0) })).sort(byScore);
+  return hits
+    .map((h) => ({ unit: h.unit, score: h.score / top + SESSION_FUSION * (sessionScore.get(sessionOf[h.unit] ?? '') ?? 0) }))
+    .sort(byScore);
 }
 
 /** "in May 2023", "last June": records dated in the month or year the question names. */
@@ -356,7 +362,9 @@ const design = {
     const depth = rescored ? Math.max(TOP_K, RERANK_DEPTH) : TOP_K;
     const query = EXPANSION_TERMS > 0 ? expandedQuery(q, memory, tools) : q.text;
     let lexical: Hit[] = [];
-    if (RETRIEVER !== 'embedding') lexical = UNIT_GRANULARITY === 'session' ? sessionRanking(query, memory, tools, depth) : indexOf(memory, tools).search(query, depth);
+    if (RETRIEVER !== 'embedding') {
+      lexical = UNIT_GRANULARITY === 'session' ? sessionRanking(query, memory, tools, depth) : indexOf(memory, tools).search(query, depth);
+    }
     let hits = lexical;
     if (RETRIEVER !== 'bm25') {
       // The dense side embeds the question alone: feedback terms are a lexical device.
@@ -373,7 +381,9 @@ const design = {
     let units = pack(hits, memory, tools, budget);
     if (CONTEXT_ORDER === 'time') {
       const position = new Map(memory.units.map((u, i) => [u.id, i]));
-      units = [...units].sort((a, b) => (byId.get(a)?.time ?? '').localeCompare(byId.get(b)?.time ?? '') || (position.get(a) ?? 0) - (position.get(b) ?? 0));
+      units = [...units].sort(
+        (a, b) => (byId.get(a)?.time ?? '').localeCompare(byId.get(b)?.time ?? '') || (position.get(a) ?? 0) - (position.get(b) ?? 0),
+      );
     }
     return { text: units.map((id) => byId.get(id)!.text).join('\n'), units };
   },

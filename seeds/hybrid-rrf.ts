@@ -79,7 +79,8 @@ const design = {
   async store(records: SourceRecord[], tools: Tools): Promise<Memory> {
     const units: MemoryUnit[] = records.map(unitOf);
     const vectors = await embedUnits(units, tools);
-    const index = units.length > 0 ? tools.bm25.index(units.map((u) => ({ id: u.id, text: u.text })), { k1: BM25_K1, b: BM25_B }) : undefined;
+    const index =
+      units.length > 0 ? tools.bm25.index(units.map((u) => ({ id: u.id, text: u.text })), { k1: BM25_K1, b: BM25_B }) : undefined;
     const state: State = { vectors };
     if (index) state.index = index;
     return { units, state };

@@ -19,7 +19,8 @@ const BM25_B = 0.75;
 
 export const description =
   `Session units: BM25 over sessions/threads (chunks of ≤ ${MAX_SESSION_RECORDS} records); the best turns of the top ` +
-  `${TOP_SESSIONS} sessions (turn overlap + ${SESSION_WEIGHT} × session score, ±${NEIGHBOURS} neighbours) packed into the budget in time order.`;
+  `${TOP_SESSIONS} sessions (turn overlap + ${SESSION_WEIGHT} × session score, ±${NEIGHBOURS} neighbours) packed into the budget ` +
+  'in time order.';
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 

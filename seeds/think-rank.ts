@@ -69,7 +69,11 @@ function turnIndex(memory: Memory, tools: Tools): Bm25Index {
 /** Months and years a question names ("in May 2023", "last June", "2022"): [year | undefined, month | undefined]. */
 function namedTimes(question: string): Array<[number | undefined, number | undefined]> {
   const out: Array<[number | undefined, number | undefined]> = [];
-  const re = /\b(january|february|march|april|may|june|july|august|september|october|november|december)\b(?:\s*,?\s*(\d{4}))?|\b((?:19|20)\d{2})\b/gi;
+  const re = new RegExp(
+    '\\b(january|february|march|april|may|june|july|august|september|october|november|december)\\b' +
+      '(?:\\s*,?\\s*(\\d{4}))?|\\b((?:19|20)\\d{2})\\b',
+    'gi',
+  );
   for (let m = re.exec(question); m; m = re.exec(question)) {
     if (m[1]) {
       // "may" is usually the verb unless a year follows it.
@@ -110,11 +114,19 @@ function coverageRank(q: Question, candidates: Array<{ session: string; best: nu
 }
 
 /** LLM rerank: the model orders the candidate sessions; unknown or missing numbers keep the offline order. */
-async function llmRank(q: Question, candidates: Array<{ session: string; best: number; turns: string[] }>, memory: Memory, tools: Tools): Promise<string[]> {
+async function llmRank(
+  q: Question,
+  candidates: Array<{ session: string; best: number; turns: string[] }>,
+  memory: Memory,
+  tools: Tools,
+): Promise<string[]> {
   const fallback = coverageRank(q, candidates, memory, tools);
   const byId = new Map(memory.units.map((u) => [u.id, u]));
   const listing = candidates
-    .map((c, i) => `Session ${i + 1}:\n${c.turns.slice(0, LLM_TURNS_PER_SESSION).map((id) => `  ${(byId.get(id)?.text ?? '').slice(0, 240)}`).join('\n')}`)
+    .map((c, i) => {
+      const turns = c.turns.slice(0, LLM_TURNS_PER_SESSION).map((id) => `  ${(byId.get(id)?.text ?? '').slice(0, 240)}`);
+      return `Session ${i + 1}:\n${turns.join('\n')}`;
+    })
     .join('\n');
   const prompt =
     `Question: ${q.text}\n\nCandidate memory sessions:\n${listing}\n\n` +
@@ -160,7 +172,9 @@ const design = {
     }
     const turnUnits = units.filter((u) => u.meta?.level === 'turn');
     const state: State = { turns, sessionOf, df };
-    if (turnUnits.length > 0) state.index = tools.bm25.index(turnUnits.map((u) => ({ id: u.id, text: u.text })), { k1: BM25_K1, b: BM25_B });
+    if (turnUnits.length > 0) {
+      state.index = tools.bm25.index(turnUnits.map((u) => ({ id: u.id, text: u.text })), { k1: BM25_K1, b: BM25_B });
+    }
     return { units, state };
   },
 

@@ -113,7 +113,9 @@ export default {
   it('seeds Math.random and fixes the clock, per the limits', async () => {
     const src = `import type { MemoryDesign } from 'memsteer/contract';
 export default {
-  store: (records, tools) => { tools.log(String(Math.random())); tools.log(String(Date.now())); tools.log(new Date().toISOString()); return { units: [] }; },
+  store: (records, tools) => {
+    tools.log(String(Math.random())); tools.log(String(Date.now())); tools.log(new Date().toISOString()); return { units: [] };
+  },
   retrieve: () => [],
   context: () => ({ text: '', units: [] }),
 } satisfies MemoryDesign;`;
@@ -142,7 +144,10 @@ export default {
     const vectors = memory.state as number[][];
     return memory.units.map((u, i) => ({ unit: u.id, score: dot(v!, vectors[i]!) })).sort((a, b) => b.score - a.score).slice(0, 3);
   },
-  context: (q, hits, memory) => ({ text: hits.map((h) => memory.units.find((u) => u.id === h.unit)!.text).join('\\n'), units: hits.map((h) => h.unit) }),
+  context: (q, hits, memory) => ({
+    text: hits.map((h) => memory.units.find((u) => u.id === h.unit)!.text).join('\\n'),
+    units: hits.map((h) => h.unit),
+  }),
 } satisfies MemoryDesign;`);
     const stored = await sandbox.store(RECORDS);
     expect(stored.ok).toBe(true);

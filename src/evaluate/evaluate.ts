@@ -260,7 +260,8 @@ export async function evaluateProgram<S>(options: EvaluateOptions<S>): Promise<E
     if (!byId.has(q.history)) {
       throw new InputError(
         'E_UNKNOWN_HISTORY',
-        `question ${q.id} is about history '${q.history}', which is not loaded (loaded: ${[...byId.keys()].slice(0, 5).join(', ')}${byId.size > 5 ? ', …' : ''}); load that history or drop the question`,
+        `question ${q.id} is about history '${q.history}', which is not loaded ` +
+          `(loaded: ${[...byId.keys()].slice(0, 5).join(', ')}${byId.size > 5 ? ', …' : ''}); load that history or drop the question`,
       );
     }
     let list = itemsByHistory.get(q.history);

@@ -51,13 +51,15 @@ export function createLlmProposer(options: { client: LlmClient; maxTokens?: numb
               .slice(-MAX_REVISIONS)
               .map(
                 (r) =>
-                  `- ${r.id} from ${r.parent}: ${r.accepted ? 'ACCEPTED' : 'rejected'}${r.delta !== null ? ` (Δ ${r.delta.toFixed(4)})` : ''}; ${r.rationale}${r.failure ? `; failed: ${r.failure}` : ''}`,
+                  `- ${r.id} from ${r.parent}: ${r.accepted ? 'ACCEPTED' : 'rejected'}` +
+                  `${r.delta !== null ? ` (Δ ${r.delta.toFixed(4)})` : ''}; ${r.rationale}${r.failure ? `; failed: ${r.failure}` : ''}`,
               )
               .join('\n')
           : '(none yet)',
         source: ctx.parent.source,
         repair: ctx.repair
-          ? `\nYour previous edits did not work (attempt ${ctx.repair.attempt}):\n${ctx.repair.feedback}\nPrevious edits: ${JSON.stringify(ctx.repair.edits).slice(0, 4000)}\nReturn corrected edits.`
+          ? `\nYour previous edits did not work (attempt ${ctx.repair.attempt}):\n${ctx.repair.feedback}\n` +
+            `Previous edits: ${JSON.stringify(ctx.repair.edits).slice(0, 4000)}\nReturn corrected edits.`
           : '',
       };
       const r = await options.client.structured({

@@ -240,7 +240,13 @@ function contextPipeline(has: (name: string) => boolean): EditOp[] {
   ];
 }
 
-const NEIGHBOUR_PACKING = `function packUnits(q: Question, hits: Hit[], memory: Memory, tools: Tools, budget: { tokens: number }): string[] {
+const NEIGHBOUR_PACKING = `function packUnits(
+  q: Question,
+  hits: Hit[],
+  memory: Memory,
+  tools: Tools,
+  budget: { tokens: number },
+): string[] {
   // @block pack:neighbours — evidence is often split over adjacent turns (a question and its answer), so each
   // of the first hits brings its thread neighbours along while the budget lasts.
   void q;
@@ -324,7 +330,9 @@ export const MUTATION_OPERATORS: readonly MutationOperator[] = [
       ...retrievePipeline(has),
       {
         op: 'add-helper',
-        code: "/** Weight of the session score fused into each unit's score. */\nconst SESSION_WEIGHT = 0.6;\n/** Sessions scored per question. */\nconst SESSION_CANDIDATES = 30;",
+        code:
+          "/** Weight of the session score fused into each unit's score. */\nconst SESSION_WEIGHT = 0.6;\n" +
+          '/** Sessions scored per question. */\nconst SESSION_CANDIDATES = 30;',
       },
       { op: 'replace-function', name: 'rescoreHits', code: SESSION_FUSION },
     ],
@@ -339,7 +347,9 @@ export const MUTATION_OPERATORS: readonly MutationOperator[] = [
       ...retrievePipeline(has),
       {
         op: 'add-helper',
-        code: '/** First-round units read for feedback terms. */\nconst PRF_DOCS = 3;\n/** Feedback terms added to the query. */\nconst PRF_TERMS = 4;',
+        code:
+          '/** First-round units read for feedback terms. */\nconst PRF_DOCS = 3;\n' +
+          '/** Feedback terms added to the query. */\nconst PRF_TERMS = 4;',
       },
       { op: 'replace-function', name: 'expandQuery', code: PSEUDO_RELEVANCE },
     ],
@@ -369,7 +379,9 @@ export const MUTATION_OPERATORS: readonly MutationOperator[] = [
       ...contextPipeline(has),
       {
         op: 'add-helper',
-        code: '/** Neighbours on each side delivered with a top hit. */\nconst NEIGHBOURS = 1;\n/** How many top hits bring neighbours. */\nconst NEIGHBOUR_HITS = 3;',
+        code:
+          '/** Neighbours on each side delivered with a top hit. */\nconst NEIGHBOURS = 1;\n' +
+          '/** How many top hits bring neighbours. */\nconst NEIGHBOUR_HITS = 3;',
       },
       { op: 'replace-function', name: 'packUnits', code: NEIGHBOUR_PACKING },
     ],
