@@ -389,14 +389,25 @@ function unitsReport() {
 // less than serialising, so a memory grown one record at a time does not pay for its whole size at every add.
 function sameReport(r, u) {
   if (r.textLength !== u.text.length || r.time !== u.time || r.sources.length !== u.sources.length) return false;
+  // A text sent inline is compared too (usually the very same string, so this costs nothing).
+  if (r.text !== undefined && r.text !== u.text) return false;
   for (var k = 0; k < r.sources.length; k++) if (r.sources[k] !== u.sources[k]) return false;
   return true;
 }
 
 var reportSnap = null;
 
+// Texts ride along in a delta while they fit one text page (MAX_RESULT / 8 characters, as 'texts' pages): a memory
+// grown by a few records then costs one crossing per add; the host reads the rest with 'texts'.
+function inlineText(r, u, budget) {
+  if (u.text.length + 8 > budget.left) return;
+  r.text = u.text;
+  budget.left -= u.text.length + 8;
+}
+
 function unitsDelta() {
   if (memory === null) throw new Malformed('no memory yet: store has not succeeded');
+  var budget = { left: MAX_RESULT / 8 };
   if (!validated) {
     validSnap = null;
     unitIndex = indexUnits(memory.units, 'memory');
@@ -412,6 +423,7 @@ function unitsDelta() {
     for (var f = reportSnap.n; f < units.length; f++) {
       var fr = unitReport(units[f]);
       fr.sources = ReflectApply(ArraySlice, units[f].sources, [0]);
+      inlineText(fr, units[f], budget);
       mapSet(reported, units[f].id, fr);
       push(reportedIds, units[f].id);
       push(fresh, fr);
@@ -438,6 +450,7 @@ function unitsDelta() {
     var r = unitReport(u);
     // A copy: the design may change its own sources array in place later.
     r.sources = ReflectApply(ArraySlice, u.sources, [0]);
+    inlineText(r, u, budget);
     mapSet(next, u.id, r);
     push(changed, r);
   }

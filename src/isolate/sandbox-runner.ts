@@ -31,6 +31,8 @@ const UnitSchema = z.object({
   sources: z.array(z.string()),
   time: z.string().optional(),
   textLength: z.number().int().nonnegative(),
+  /** The text, when it fit the delta's inline share; otherwise the host reads it with 'texts'. */
+  text: z.string().optional(),
 });
 const UnitsDeltaSchema = z.object({
   full: z.boolean(),
@@ -209,7 +211,7 @@ class IsolateSandbox implements Sandbox {
    * maxResultChars even when JSON escaping inflates the text (a unit longer than a page arrives cut to one).
    */
   async #readTexts(delta: z.infer<typeof UnitsDeltaSchema>): Promise<StageResult<Map<string, string>>> {
-    const ids = delta.units.map((u) => u.id);
+    const ids = delta.units.filter((u) => u.text === undefined).map((u) => u.id);
     const maxChars = Math.max(1000, Math.floor(this.#limits.maxResultChars / 8));
     const texts = new Map<string, string>();
     let ms = 0;
@@ -240,7 +242,7 @@ class IsolateSandbox implements Sandbox {
     const appended: UnitProvenance[] = [];
     for (const id of delta.removed) units.delete(id);
     for (const u of delta.units) {
-      const unit: UnitProvenance = { id: u.id, text: texts.get(u.id) ?? '', sources: u.sources, textLength: u.textLength };
+      const unit: UnitProvenance = { id: u.id, text: u.text ?? texts.get(u.id) ?? '', sources: u.sources, textLength: u.textLength };
       if (u.time !== undefined) unit.time = u.time;
       if (units.has(u.id)) appendOnly = false;
       else if (delta.order === null) order.push(u.id);
