@@ -30,6 +30,8 @@ export class VerifiedMemory {
   #units: Map<string, UnitText>;
   #records: RecordWords;
   #checked = new Map<string, VerifiedSources>();
+  /** Units whose check found a claim that did not verify (it may verify once more records arrive). */
+  #failedClaims = new Set<string>();
   #tokens = new Map<string, number>();
   /** Record id → units claiming it (built on first use). */
   #claimants: Map<string, string[]> | null = null;
@@ -51,13 +53,34 @@ export class VerifiedMemory {
    */
   grow(units: readonly UnitText[], added: readonly Pick<SourceRecord, 'id' | 'text'>[]): void {
     this.#records.add(added);
-    const before = this.#units;
-    this.#units = new Map(units.map((u) => [u.id, u]));
-    for (const [id, c] of this.#checked) {
-      if (before.get(id) !== this.#units.get(id) || c.unverified.length > 0) this.#checked.delete(id);
+    // Updated in place, not rebuilt: an app adding one record at a time must not pay for the whole memory per add.
+    const changed: string[] = [];
+    for (const u of units) {
+      if (this.#units.get(u.id) !== u) {
+        this.#units.set(u.id, u);
+        changed.push(u.id);
+      }
     }
-    for (const id of this.#tokens.keys()) if (before.get(id) !== this.#units.get(id)) this.#tokens.delete(id);
-    this.#claimants = null;
+    if (this.#units.size !== units.length) {
+      const kept = new Set(units.map((u) => u.id));
+      for (const id of this.#units.keys()) {
+        if (!kept.has(id)) {
+          this.#units.delete(id);
+          changed.push(id);
+        }
+      }
+    }
+    for (const id of changed) {
+      this.#forget(id);
+      this.#tokens.delete(id);
+    }
+    if (added.length > 0) for (const id of [...this.#failedClaims]) this.#forget(id);
+    if (changed.length > 0) this.#claimants = null;
+  }
+
+  #forget(unit: string): void {
+    this.#checked.delete(unit);
+    this.#failedClaims.delete(unit);
   }
 
   /** The unit's text as the host read it ('' for a unit the host never saw). */
@@ -72,6 +95,7 @@ export class VerifiedMemory {
       const u = this.#units.get(unit);
       c = u ? verifySources(u.text, u.sources, this.#records) : NONE;
       this.#checked.set(unit, c);
+      if (c.unverified.length > 0) this.#failedClaims.add(unit);
     }
     return c;
   }

@@ -39,8 +39,8 @@ const MAX_REBUILDS = 2;
  * rebuild when a question killed the isolate. Calls must not overlap (the caller serialises them).
  */
 export class MemoryBuild {
-  /** The records this memory holds (grown by {@link grow}). */
-  records: readonly SourceRecord[];
+  /** The records this memory holds (grown by {@link grow}; a copy of the caller's array). */
+  readonly records: SourceRecord[];
   #setup: BuildSetup;
   #tools: HostTools;
   #sandbox: Sandbox | null = null;
@@ -49,7 +49,7 @@ export class MemoryBuild {
   units = 0;
 
   private constructor(records: readonly SourceRecord[], setup: BuildSetup) {
-    this.records = records;
+    this.records = [...records];
     this.#setup = setup;
     this.#tools = setup.factory.createHostTools(setup.toolOptions);
   }
@@ -87,7 +87,7 @@ export class MemoryBuild {
     if (!stored.ok) return fail(stored.failure);
     const units = await sandbox.memoryUnits();
     if (!units.ok) return fail(units.failure);
-    this.records = [...this.records, ...added];
+    for (const r of added) this.records.push(r);
     this.units = stored.value.units;
     this.#memory.grow(units.value, added);
     return { ok: true, value: this };
