@@ -27,6 +27,11 @@ export class CircuitBreaker {
     return this.opened;
   }
 
+  /** True for the error {@link check} throws once the breaker is open (a call refused, never sent). */
+  isOpenError(err: unknown): boolean {
+    return this.opened !== undefined && err === this.opened;
+  }
+
   /** Throws when open. */
   check(): void {
     if (this.opened) throw this.opened;

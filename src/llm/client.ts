@@ -477,9 +477,17 @@ class OpenAiCompatibleClient implements MeteredLlmClient {
       tracker.requests++;
       let value: T;
       try {
-        value = await this.limiter.run(run);
+        // Checked again when the call leaves the limiter's queue: calls queued before the breaker opened must not go out.
+        value = await this.limiter.run(() => {
+          this.breaker.check();
+          return run();
+        });
       } catch (err) {
         settle({ tokens: 0, dollars: 0 });
+        if (this.breaker.isOpenError(err)) {
+          tracker.requests--;
+          throw err;
+        }
         if (resendAfter?.(err instanceof OpenAI.APIError ? err.status : undefined)) continue;
         const failure = classify(err, this.now());
         if (!failure.retryable || retriesUsed >= this.config.retries) {

@@ -169,8 +169,11 @@ export function createQueuePool(options: QueuePoolOptions): QueuePool {
     const job = await Job.fromId(queue, jobId);
     if (!job) return;
     const state = await job.getState();
-    if (state === 'completed') settle(jobId, { state: 'completed', value: job.returnvalue });
-    else if (state === 'failed' && retryFailed) await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+    if (state === 'completed') {
+      // The job was read before its state: if it completed in between, that copy has no return value yet.
+      const done = job.returnvalue == null ? await Job.fromId(queue, jobId) : job;
+      if (done?.returnvalue != null) settle(jobId, { state: 'completed', value: done.returnvalue });
+    } else if (state === 'failed' && retryFailed) await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
     else if (state === 'failed') settle(jobId, { state: 'failed', reason: job.failedReason });
   }
 
