@@ -92,6 +92,10 @@ export {
   type EvaluationStats,
 } from './evaluate/evaluate.ts';
 export { evalAnswererFrom, evalScorerFrom, summarizeTraces } from './evaluate/eval-adapters.ts';
+// ── evaluation on other machines: memsteer workers on a Redis queue (createEvalPool({ queue }) is the coordinator) ──
+export { startQueueWorker, type QueueWorker, type QueueWorkerOptions } from './pool/queue-worker.ts';
+export { QueueError } from './pool/queue-connection.ts';
+export type { QueueStatus } from './pool/queue-pool.ts';
 export { summarize, type EvalSummary } from './scoring/summary.ts';
 export type { QuestionTrace, QuestionScores, StageFailure, FailureKind } from './scoring/trace.ts';
 
