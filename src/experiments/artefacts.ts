@@ -175,7 +175,8 @@ export function artefactsMarkdown(index: ArtefactIndex): string {
       "the row tests), `manifest.json` (the run's configuration, versions and git commit), `run.json` (seed and best " +
       'validation scores, the best design\'s lineage). "seed val" and "best val" are the search objective on the run\'s own ' +
       'validation items, in percent. Traces, diagnoses, supervision files and the evaluation cache stay under `work/`: ' +
-      'they are reproduced by the same `memsteer bench` command.',
+      'they are reproduced by the same `memsteer bench` command. `memsteer eval --design <run>/best.ts …` runs a design as it is ' +
+      '(memsteer resolves its `../sandbox/contract.ts` type import wherever the file lies).',
     '',
     table,
     '',
