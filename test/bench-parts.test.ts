@@ -1,4 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createArchive, type ManifestInput } from '../src/archive/index.ts';
+import { ArtefactIndexSchema, RunArtefactSchema, writeArtefacts } from '../src/experiments/artefacts.ts';
+import type { CellResult } from '../src/experiments/cells.ts';
+import { openWorkspace, type Workspace } from '../src/experiments/workspace.ts';
 import type { History, QAItem } from '../src/history/record.ts';
 import { budgetSubset, hashSplit, officialSupervision } from '../src/experiments/supervision-sets.ts';
 import { officialQuestions } from '../src/experiments/official-eval.ts';
@@ -212,4 +219,122 @@ describe('generator without checks (supervision ablation)', () => {
     expect(rejectedUnchecked).toBe(0);
     expect(unchecked.summary.bundles).toBeLessThanOrEqual(checked.summary.bundles);
   }, 120_000);
+});
+
+describe('bench artefacts', () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+  const manifest = (seed: string): ManifestInput => ({
+    config: { iterations: 1, objective: 'evidence' },
+    seeds: [{ path: `/tmp/${seed}.ts`, sha256: seed }],
+    models: { proposer: 'offline-mutation' },
+    promptVersions: {},
+    rngSeed: 1,
+    gitCommit: 'a'.repeat(40),
+  });
+  const val = (value: number) => ({
+    objective: 'evidence',
+    value,
+    n: 2,
+    perQuestion: { q1: value, q2: value },
+    metrics: { 'recall@10': value },
+  });
+
+  /** A finished run in the workspace: seed evaluated, one accepted proposal, as runOptimize leaves it. */
+  function run(ws: Workspace, name: string, seedSource: string, bestSource: string, seedVal: number, bestVal: number): CellResult {
+    const dir = join(ws.runsDir, name);
+    const a = createArchive(dir, manifest(name));
+    const seed = a.addProgram({ iteration: 0, parent: null, source: seedSource, proposer: 'seed:x' });
+    a.recordEvaluation(seed.id, { scores: val(seedVal) });
+    a.recordDecision(seed.id, { accepted: true, reason: 'seed baseline', against: null });
+    const best = a.addProgram({ iteration: 1, parent: seed.id, source: bestSource, proposer: 'offline-mutation:x', rationale: 'why' });
+    a.recordEvaluation(best.id, { scores: val(bestVal) });
+    a.recordDecision(best.id, { accepted: true, reason: 'better', against: seed.id });
+    return {
+      name,
+      key: name.slice(-4),
+      run: relative(ws.out, dir),
+      seed: { id: seed.id, valFitness: seedVal },
+      best: { id: best.id, valFitness: bestVal },
+      bestSource,
+      accepted: 1,
+      proposals: 1,
+      stopReason: 'iterations',
+      train: 6,
+      val: 2,
+      seconds: 1,
+      reused: false,
+    };
+  }
+
+  it('writes best design, manifest and seed val score per run, names shared runs and transfer seeds, and replaces old artefacts', () => {
+    const out = mkdtempSync(join(tmpdir(), 'memsteer-artefacts-'));
+    dirs.push(out);
+    const ws = openWorkspace(out);
+    const base = 'export const base = 1;\n';
+    const a = run(ws, 'locomo-main-generated-aaaa', base, 'export const a = 2;\n', 0.5, 0.75);
+    const b = run(ws, 'rhelm-transfer-continue-bbbb', 'export const a = 2;\n', 'export const b = 3;\n', 0.6, 0.8);
+    // The ablation's checks arm reuses the main run (a reused cell keeps the name it was made under).
+    const used = [
+      { request: 'locomo-main-generated', result: a },
+      { request: 'locomo-ablation-checks', result: { ...a, reused: true } },
+      { request: 'rhelm-transfer-continue-P', result: b },
+    ];
+    const files = writeArtefacts(ws, used, base);
+    const art = join(out, 'artefacts');
+    expect(files.map((f) => relative(art, f)).sort()).toEqual(
+      [
+        'README.md',
+        'index.json',
+        ...['locomo-main-generated-aaaa', 'rhelm-transfer-continue-bbbb'].flatMap((r) => [
+          `${r}/best.ts`,
+          `${r}/manifest.json`,
+          `${r}/run.json`,
+        ]),
+      ].sort(),
+    );
+    expect(readFileSync(join(art, 'locomo-main-generated-aaaa', 'best.ts'), 'utf8')).toBe('export const a = 2;\n');
+    expect(readFileSync(join(art, 'rhelm-transfer-continue-bbbb', 'manifest.json'), 'utf8')).toBe(
+      readFileSync(join(ws.runsDir, 'rhelm-transfer-continue-bbbb', 'manifest.json'), 'utf8'),
+    );
+    const ra = RunArtefactSchema.parse(JSON.parse(readFileSync(join(art, 'locomo-main-generated-aaaa', 'run.json'), 'utf8')));
+    expect(ra.cells).toEqual(['locomo-main-generated', 'locomo-ablation-checks']);
+    expect(ra.seedFrom).toBe('seeds/base-bm25.ts');
+    expect(ra.seed).toEqual({ id: a.seed.id, valFitness: 0.5, n: 2, metrics: { 'recall@10': 0.5 } });
+    expect(ra.best.valFitness).toBe(0.75);
+    expect(ra.lineage.map((p) => [p.id, p.valFitness])).toEqual([
+      [a.seed.id, 0.5],
+      [a.best.id, 0.75],
+    ]);
+    const index = ArtefactIndexSchema.parse(JSON.parse(readFileSync(join(art, 'index.json'), 'utf8')));
+    expect(index.runs.map((r) => r.seedFrom)).toEqual(['seeds/base-bm25.ts', '../locomo-main-generated-aaaa/best.ts']);
+    expect(index.runs[1]!.seed.valFitness).toBe(0.6);
+    const readme = readFileSync(join(art, 'README.md'), 'utf8');
+    expect(readme).toContain(
+      '| [locomo-main-generated-aaaa](locomo-main-generated-aaaa/) | locomo-main-generated, locomo-ablation-checks |',
+    );
+    expect(readme).toContain('| locomo-main-generated-aaaa | 60.0 |');
+
+    // A later bench that used only one run leaves no artefact of the other behind.
+    writeArtefacts(ws, [used[2]!], base);
+    expect(readdirSync(art).sort()).toEqual(['README.md', 'index.json', 'rhelm-transfer-continue-bbbb']);
+    expect(readdirSync(out).filter((f) => f.includes('.tmp'))).toEqual([]);
+    // The seed's origin is only named when the bench knows it; otherwise its hash.
+    expect(ArtefactIndexSchema.parse(JSON.parse(readFileSync(join(art, 'index.json'), 'utf8'))).runs[0]!.seedFrom).toMatch(
+      /^[0-9a-f]{64}$/,
+    );
+  });
+
+  it('refuses a run whose recorded validation score disagrees with what the bench reported', () => {
+    const out = mkdtempSync(join(tmpdir(), 'memsteer-artefacts-'));
+    dirs.push(out);
+    const ws = openWorkspace(out);
+    const a = run(ws, 'x-1', 'export const s = 0;\n', 'export const t = 1;\n', 0.5, 0.7);
+    expect(() => writeArtefacts(ws, [{ request: 'x', result: { ...a, seed: { ...a.seed, valFitness: 0.9 } } }], '')).toThrow(
+      expect.objectContaining({ code: 'E_ARCHIVE_CORRUPT' }),
+    );
+    expect(existsSync(join(out, 'artefacts'))).toBe(false);
+  });
 });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { runBench } from '../src/experiments/run-bench.ts';
 import type { BenchEvent } from '../src/experiments/context.ts';
 import { ExperimentResultSchema, type ExperimentResult } from '../src/experiments/schemas.ts';
+import { ArtefactIndexSchema } from '../src/experiments/artefacts.ts';
 import { DEFAULT_DATA_DIR } from '../src/history/default-source.ts';
 import { main } from '../src/cli/main.ts';
 import { captureIO } from '../src/cli/io.ts';
@@ -50,6 +51,8 @@ describe('memsteer bench on the embedded default history', () => {
     expect(report.files.map((f) => f.slice(out.length + 1)).sort()).toEqual(
       [
         'README.md',
+        'artefacts/README.md',
+        'artefacts/index.json',
         'feedback.json',
         'feedback.md',
         'main.json',
@@ -78,6 +81,16 @@ describe('memsteer bench on the embedded default history', () => {
     expect(off!.supervision.train + off!.supervision.val).toBe(87);
     expect(off!.supervision.val).toBeGreaterThan(15);
     expect(existsSync(join(out, gen!.design.run!, 'manifest.json'))).toBe(true);
+    // Every optimized row's run has its artefacts: best design (the tested one), manifest, seed and best val scores.
+    const artefacts = ArtefactIndexSchema.parse(JSON.parse(readFileSync(join(out, 'artefacts', 'index.json'), 'utf8')));
+    for (const r of mainResult.rows.filter((x) => x.design.run)) {
+      const a = artefacts.runs.find((x) => `work/runs/${x.run}` === r.design.run)!;
+      expect(a.best.id).toBe(r.design.program);
+      expect(a.best.valFitness).toBe(r.design.valFitness);
+      expect(a.seedFrom).toBe('seeds/base-bm25.ts');
+      expect(readdirSync(join(out, 'artefacts', a.run)).sort()).toEqual(['best.ts', 'manifest.json', 'run.json']);
+    }
+    expect(report.artefacts).toHaveLength(2 + 3 * artefacts.runs.length);
     expect(mainResult.notes.join(' ')).toMatch(/reference, not a fair comparison/);
 
     const mainMd = readFileSync(join(out, 'main.md'), 'utf8');
@@ -194,7 +207,7 @@ describe('memsteer bench transfer', () => {
     );
     expect(io.stderr).toContain('── transfer');
     expect(code).toBe(0);
-    expect(io.stdout).toContain('wrote 3 files');
+    expect(io.stdout).toContain('wrote 5 files');
     const tr = readResult(out, 'transfer');
     if (tr.experiment !== 'transfer') throw new Error('wrong experiment');
     expect(tr.sources).toEqual(['Persona_A']);
@@ -214,6 +227,11 @@ describe('memsteer bench transfer', () => {
     expect(frozen!.design.run).toMatch(/rhelm-transfer-source/);
     expect(continued!.design.run).toMatch(/rhelm-transfer-continue-Persona_B/);
     expect(continued!.supervision.train + continued!.supervision.val).toBe(15);
+    // The continued run's artefact names its seed: the source run's best design.
+    const artefacts = ArtefactIndexSchema.parse(JSON.parse(readFileSync(join(out, 'artefacts', 'index.json'), 'utf8')));
+    const cont = artefacts.runs.find((r) => `work/runs/${r.run}` === continued!.design.run)!;
+    expect(cont.seedFrom).toBe(`../${frozen!.design.run!.replace('work/runs/', '')}/best.ts`);
+    expect(readFileSync(join(out, 'artefacts', cont.run, 'best.ts'), 'utf8')).toContain('retrieve');
     // With one target, the pooled rows are that target's rows.
     expect(tr.rows[4]!.test).toEqual(frozen!.test);
     const md = readFileSync(join(out, 'transfer.md'), 'utf8');

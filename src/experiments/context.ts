@@ -8,6 +8,7 @@ import { loadHistories } from '../history/load.ts';
 import type { History, QAItem } from '../history/record.ts';
 import type { FeedbackMode } from '../optimize/search-loop.ts';
 import { DEFAULT_FEEDBACK } from '../config/run-options.ts';
+import type { UsedCell } from './artefacts.ts';
 import { DATASETS, type BenchConfig } from './bench-config.ts';
 import { runCell, type CellResult } from './cells.ts';
 import { createOfficialEvaluator, type OfficialEvaluation, type OfficialEvaluator } from './official-eval.ts';
@@ -38,6 +39,7 @@ export class BenchContext {
   readonly baseSource: string;
   readonly official: OfficialEvaluator;
   private readonly loaded = new Map<BenchDataset, Promise<History[]>>();
+  private readonly used: UsedCell[] = [];
   private experiment: ExperimentName = 'main';
 
   constructor(
@@ -117,7 +119,13 @@ export class BenchContext {
       },
     );
     if (result.reused) this.step(`reused ${r.name} (${result.run})`);
+    this.used.push({ request: r.name, result });
     return result;
+  }
+
+  /** Every optimization the experiments asked for so far, in order (the runs behind the tables' rows). */
+  usedCells(): readonly UsedCell[] {
+    return this.used;
   }
 
   /** Official-QA scores of a design on `histories` (the dataset's test categories). */

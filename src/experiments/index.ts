@@ -5,3 +5,13 @@ export * from './schemas.ts';
 export { markdownTable, experimentMarkdown, readmeMarkdown } from './markdown.ts';
 export { officialSupervision, budgetSubset, hashSplit, generatedSupervision } from './supervision-sets.ts';
 export { DEV_SUBSETS, devLabel, devOnly, historySplit, type DevBenchmark, type HistorySplit } from './dev-subsets.ts';
+export {
+  ARTEFACTS_DIR,
+  ArtefactIndexSchema,
+  RunArtefactSchema,
+  artefactsMarkdown,
+  writeArtefacts,
+  type ArtefactIndex,
+  type RunArtefact,
+  type UsedCell,
+} from './artefacts.ts';

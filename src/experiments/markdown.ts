@@ -100,6 +100,9 @@ export function readmeMarkdown(results: readonly ExperimentResult[], config: Ben
     '',
     ...results.map((r) => `- [${r.title}](${r.experiment}.md) (${r.experiment}.json)`),
     '',
+    'Behind every optimized row (`design.run` = `work/runs/<run>`): [artefacts/<run>/](artefacts/README.md) holds the ' +
+      "run's best design, its manifest and the seed's and best design's validation scores.",
+    '',
     ...results.map(experimentMarkdown),
   ];
   return parts.join('\n');

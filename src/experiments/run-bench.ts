@@ -1,9 +1,11 @@
 /**
  * `memsteer bench`: runs the chosen experiments on the chosen datasets, offline, and writes
- * `<out>/<experiment>.json` + `<out>/<experiment>.md` per experiment and a combined `<out>/README.md`.
+ * `<out>/<experiment>.json` + `<out>/<experiment>.md` per experiment, the artefacts of every optimization run behind
+ * them under `<out>/artefacts/` (see artefacts.ts), and a combined `<out>/README.md`.
  */
 import { join, resolve } from 'node:path';
 import { acquireRunLock } from '../archive/index.ts';
+import { ARTEFACTS_DIR, writeArtefacts } from './artefacts.ts';
 import { writeFileAtomic } from '../util/atomic-write.ts';
 import { BenchConfigSchema, type BenchConfig, type BenchConfigInput } from './bench-config.ts';
 import { BenchContext, type BenchEvent } from './context.ts';
@@ -25,8 +27,10 @@ const RUNNERS: Record<ExperimentName, (ctx: BenchContext) => Promise<ExperimentR
 export interface BenchReport {
   config: BenchConfig;
   results: ExperimentResult[];
-  /** Files written, absolute. */
+  /** Files written, absolute (of the artefacts, only their `index.json` and `README.md`). */
   files: string[];
+  /** Every artefact file written under `<out>/artefacts/`, absolute. */
+  artefacts: string[];
   seconds: number;
 }
 
@@ -48,6 +52,7 @@ async function benchIn(config: BenchConfig, started: number, onEvent?: (e: Bench
   const ctx = new BenchContext(config, ws, onEvent);
   const results: ExperimentResult[] = [];
   const files: string[] = [];
+  let artefacts: string[] = [];
   try {
     // Fixed order whatever the flag's order: main generates (and caches) what the later experiments reuse.
     for (const name of (Object.keys(RUNNERS) as ExperimentName[]).filter((e) => config.experiments.includes(e))) {
@@ -61,6 +66,9 @@ async function benchIn(config: BenchConfig, started: number, onEvent?: (e: Bench
       files.push(json, md);
       ctx.emit({ type: 'experiment', experiment: name, phase: 'done', seconds: result.seconds });
     }
+    artefacts = writeArtefacts(ws, ctx.usedCells(), ctx.baseSource);
+    const top = join(ws.out, ARTEFACTS_DIR);
+    files.push(...artefacts.filter((f) => f === join(top, 'index.json') || f === join(top, 'README.md')));
   } finally {
     await ctx.close();
   }
@@ -68,5 +76,5 @@ async function benchIn(config: BenchConfig, started: number, onEvent?: (e: Bench
   const readme = join(ws.out, 'README.md');
   writeFileAtomic(readme, readmeMarkdown(results, config, seconds));
   files.push(readme);
-  return { config, results, files, seconds };
+  return { config, results, files, artefacts, seconds };
 }

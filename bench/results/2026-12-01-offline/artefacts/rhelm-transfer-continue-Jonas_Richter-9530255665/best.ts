@@ -1,0 +1,168 @@
+/**
+ * Base-BM25 (MemSteer's baseline): one memory unit per record, BM25 over the units with the question as the
+ * query, and the ranked units packed into the budget in rank order. Each context line carries the record's
+ * date and speaker ("[8 May 2023 13:56] Caroline: …") so the answerer can resolve "when" questions.
+ */
+import type { Bm25Index, Context, Hit, Memory, MemoryDesign, MemoryUnit, Question, SourceRecord, Tools } from '../sandbox/contract.ts';
+
+/** Candidates retrieved per question. */
+const TOP_K = 50;
+/** BM25 term-frequency saturation and length normalisation. */
+const BM25_K1 = 0.9;
+const BM25_B = 0.75;
+/** Porter-stem index and query terms. */
+const STEM = true;
+/** Put the record's date words ("May 2023") into the indexed text so dated questions can match them. */
+const INDEX_DATES = true;
+
+export const description =
+  'Base-BM25: one unit per record (text plus time, speaker, title), BM25 over units with the question as query, ' +
+  `top ${TOP_K} units packed into the budget in rank order, each line prefixed with its date and speaker.`;
+
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+/** "2023-05-08T13:56:00" → "8 May 2023 13:56" (string surgery: no clock or time zone involved). */
+function stamp(time: string | undefined): string {
+  if (!time) return '';
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2}))?/.exec(time);
+  if (!m) return time;
+  const date = `${Number(m[3])} ${MONTHS[Number(m[2]) - 1] ?? m[2]} ${m[1]}`;
+  return m[4] ? `${date} ${m[4]}:${m[5]}` : date;
+}
+
+/** One context line per record: `[date] Speaker: (title) text`. */
+function lineOf(r: SourceRecord): string {
+  const when = stamp(r.time);
+  const head = `${when ? `[${when}] ` : ''}${r.speaker ? `${r.speaker}: ` : ''}`;
+  const title = r.title ? `(${r.title}) ` : '';
+  return `${head}${title}${r.text.replace(/\s*\n\s*/g, ' ')}`;
+}
+
+interface State {
+  index?: Bm25Index;
+}
+
+function indexOf(memory: Memory, tools: Tools): Bm25Index {
+  const state = (memory.state ?? {}) as State;
+  if (state.index && typeof state.index.search === 'function') return state.index;
+  // Rebuilt only if state lost the handle; the host caches indexes by content, so this is cheap.
+  const index = tools.bm25.index(memory.units.map((u) => ({ id: u.id, text: u.text })), { stem: STEM, k1: BM25_K1, b: BM25_B });
+  memory.state = { ...state, index };
+  return index;
+}
+
+/** Candidates scored before the final cut to TOP_K (rescoring can lift a unit from deep in the list). */
+const CANDIDATES = 200;
+
+/** The query sent to the index. @block query:identity */
+function expandQuery(q: Question, memory: Memory, tools: Tools): string {
+  void memory;
+  void tools;
+  return q.text;
+}
+
+/** Rescores the candidates. @block rescore:identity */
+function rescoreHits(q: Question, hits: Hit[], memory: Memory, tools: Tools): Hit[] {
+  // @block rescore:session-fusion — a turn in a session that matches the question as a whole is more likely
+  // to be the evidence than an equally scored turn in an unrelated session.
+  if (hits.length === 0) return hits;
+  const state = (memory.state ?? {}) as { sessionIndex?: Bm25Index; threadOf?: Record<string, string> };
+  if (!state.sessionIndex || !state.threadOf) {
+    const threadOf: Record<string, string> = {};
+    const texts = new Map<string, string[]>();
+    for (const u of memory.units) {
+      const thread = String(u.meta?.thread ?? u.id);
+      threadOf[u.id] = thread;
+      const list = texts.get(thread);
+      if (list) list.push(u.text);
+      else texts.set(thread, [u.text]);
+    }
+    const docs = [...texts].map(([id, parts]) => ({ id, text: parts.join(' ') }));
+    state.sessionIndex = tools.bm25.index(docs, { stem: STEM });
+    state.threadOf = threadOf;
+    memory.state = state;
+  }
+  const sessions = state.sessionIndex.search(q.text, SESSION_CANDIDATES);
+  const topSession = sessions[0]?.score || 1;
+  const sessionScore = new Map(sessions.map((s) => [s.unit, s.score / topSession]));
+  const topTurn = hits[0]?.score || 1;
+  return hits
+    .map((h) => ({ unit: h.unit, score: h.score / topTurn + SESSION_WEIGHT * (sessionScore.get(state.threadOf![h.unit] ?? '') ?? 0) }))
+    .sort((a, b) => b.score - a.score);
+}
+
+/** Adjusts scores by the question's time cues. @block time:identity */
+function boostByTime(q: Question, hits: Hit[], memory: Memory): Hit[] {
+  // @block time:month-year — "in May 2023", "last June": units dated in the month or year the question names
+  // are more likely to hold the answer.
+  const months = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+  const text = q.text.toLowerCase();
+  const month = months.findIndex((m) => new RegExp('\\b' + m + '\\b').test(text));
+  const yearMatch = /\b(19|20)\d{2}\b/.exec(text);
+  if (month < 0 && !yearMatch) return hits;
+  const year = yearMatch ? yearMatch[0] : '';
+  const mm = month >= 0 ? String(month + 1).padStart(2, '0') : '';
+  const timeOf = new Map(memory.units.map((u) => [u.id, u.time ?? '']));
+  const top = hits[0]?.score || 1;
+  return hits
+    .map((h) => {
+      const t = timeOf.get(h.unit) ?? '';
+      const okYear = !year || t.startsWith(year);
+      const okMonth = !mm || t.slice(5, 7) === mm;
+      return okYear && okMonth && t ? { unit: h.unit, score: h.score + TIME_BOOST * top } : h;
+    })
+    .sort((a, b) => b.score - a.score);
+}
+
+/** Weight of the session score fused into each unit's score. */
+const SESSION_WEIGHT = 0.6;
+/** Sessions scored per question. */
+const SESSION_CANDIDATES = 30;
+
+/** Score bonus (share of the top score) for units dated when the question says. */
+const TIME_BOOST = 0.3;
+
+const design = {
+  store(records: SourceRecord[], tools: Tools): Memory {
+    const units: MemoryUnit[] = records.map((r) => {
+      const meta: Record<string, string> = {};
+      if (r.thread) meta.thread = r.thread;
+      if (r.speaker) meta.speaker = r.speaker;
+      const unit: MemoryUnit = { id: r.id, text: lineOf(r), sources: [r.id], meta };
+      if (r.time) unit.time = r.time;
+      return unit;
+    });
+    const docs = units.map((u) => ({ id: u.id, text: INDEX_DATES ? u.text : u.text.replace(/^\[[^\]]*\]\s*/, '') }));
+    const index = tools.bm25.index(docs, { stem: STEM, k1: BM25_K1, b: BM25_B });
+    return { units, state: { index } satisfies State };
+  },
+
+  retrieve(q: Question, memory: Memory, tools: Tools): Hit[] {
+    if (memory.units.length === 0) return [];
+    const query = expandQuery(q, memory, tools);
+    let hits = indexOf(memory, tools).search(query, Math.max(TOP_K, CANDIDATES));
+    hits = rescoreHits(q, hits, memory, tools);
+    hits = boostByTime(q, hits, memory);
+    return hits.slice(0, TOP_K);
+  },
+
+  context(q: Question, hits: Hit[], memory: Memory, tools: Tools, budget: { tokens: number }): Context {
+    const byId = new Map(memory.units.map((u) => [u.id, u]));
+    const lines: string[] = [];
+    const units: string[] = [];
+    let used = 0;
+    for (const h of hits) {
+      const u = byId.get(h.unit);
+      if (!u) continue;
+      const cost = tools.countTokens(u.text) + 1;
+      // Skip what does not fit and keep going: a shorter unit further down may still fit.
+      if (used + cost > budget.tokens) continue;
+      lines.push(u.text);
+      units.push(u.id);
+      used += cost;
+    }
+    return { text: lines.join('\n'), units };
+  },
+} satisfies MemoryDesign;
+
+export default design;
