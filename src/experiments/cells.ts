@@ -4,6 +4,7 @@
  * so experiments that need the same run (the checks ablation's "with checks" arm is the main table's
  * generated-supervision run) pay for it once, and a rerun of the bench only runs what changed or never finished.
  */
+import type { QueueStatus } from '../pool/queue-pool.ts';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -66,7 +67,12 @@ export type CellResult = z.infer<typeof CellResultSchema> & { reused: boolean };
 const CELL_FILE = 'bench-cell.json';
 
 /** Runs (or resumes, or reuses) the cell's optimization. `onEvent` gets the search's progress. */
-export async function runCell(ws: Workspace, spec: CellSpec, onEvent?: (e: SearchEvent) => void): Promise<CellResult> {
+export async function runCell(
+  ws: Workspace,
+  spec: CellSpec,
+  onEvent?: (e: SearchEvent) => void,
+  onQueueStatus?: (s: QueueStatus) => void,
+): Promise<CellResult> {
   const started = performance.now();
   // Canonical form (schema key order), so the same items read from a file or fresh from the generator hash alike.
   const supText = spec.supervision.map((q) => JSON.stringify(QAItemSchema.parse(q))).join('\n');
@@ -106,7 +112,7 @@ export async function runCell(ws: Workspace, spec: CellSpec, onEvent?: (e: Searc
     resume,
     ...(resume ? {} : { config }),
     llm: null,
-    ...(spec.queue ? { queue: spec.queue } : {}),
+    ...(spec.queue ? { queue: spec.queue, ...(onQueueStatus ? { onQueueStatus } : {}) } : {}),
     ...(onEvent ? { onEvent } : {}),
   });
   const counts = {

@@ -12,6 +12,7 @@ import type { UsedCell } from './artefacts.ts';
 import { DATASETS, type BenchConfig } from './bench-config.ts';
 import { runCell, type CellResult } from './cells.ts';
 import { createOfficialEvaluator, type OfficialEvaluation, type OfficialEvaluator } from './official-eval.ts';
+import type { QueueStatus } from '../pool/queue-pool.ts';
 import { queueRunId } from '../pool/queue-wire.ts';
 import type { BenchDataset, DesignRef, ExperimentName } from './schemas.ts';
 import { generatedSupervision, type GeneratedSpec } from './supervision-sets.ts';
@@ -22,7 +23,9 @@ export type BenchEvent =
   | { type: 'experiment'; experiment: ExperimentName; phase: 'start' | 'done'; seconds?: number }
   | { type: 'step'; experiment: ExperimentName; message: string }
   | { type: 'search'; cell: string; iteration: number; iterations: number; bestScore: number; accepted: number }
-  | { type: 'evaluate'; label: string; done: number; total: number };
+  | { type: 'evaluate'; label: string; done: number; total: number }
+  /** With `--queue`: workers connected and groups waiting for one (every second while groups are out). */
+  | { type: 'queue'; workers: number; waiting: number };
 
 export const BASE_BM25_PATH = fileURLToPath(new URL('../../seeds/base-bm25.ts', import.meta.url));
 
@@ -52,7 +55,15 @@ export class BenchContext {
       cacheDir: ws.cacheDir,
       contextBudget: config.contextBudget,
       ...(config.jobs ? { jobs: config.jobs } : {}),
-      ...(config.queue ? { queue: { url: config.queue, runId: queueRunId(ws.cacheDir) } } : {}),
+      ...(config.queue
+        ? {
+            queue: {
+              url: config.queue,
+              runId: queueRunId(ws.cacheDir),
+              onStatus: (s: QueueStatus) => this.emit({ type: 'queue', workers: s.workers, waiting: s.waiting }),
+            },
+          }
+        : {}),
     });
   }
 
@@ -117,6 +128,7 @@ export class BenchContext {
         if (e.type === 'iteration')
           this.emit({ type: 'search', cell: r.name, iteration: e.iteration, iterations, bestScore: e.bestScore, accepted: e.accepted });
       },
+      (s) => this.emit({ type: 'queue', workers: s.workers, waiting: s.waiting }),
     );
     if (result.reused) this.step(`reused ${r.name} (${result.run})`);
     this.used.push({ request: r.name, result });

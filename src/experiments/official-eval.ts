@@ -3,6 +3,7 @@
  * Base-BM25 on a RHELM persona is evaluated once and read back by every experiment that reports it, and any
  * group of histories (all personas, the transfer targets, the ablation personas) is scored from the pooled traces.
  */
+import type { QueueStatus } from '../pool/queue-pool.ts';
 import { createHash } from 'node:crypto';
 import { compileDesign } from '../design/compile.ts';
 import { MemsteerError } from '../errors.ts';
@@ -62,7 +63,7 @@ export interface OfficialEvaluatorOptions {
   contextBudget: number;
   jobs?: number;
   /** Run groups on `memsteer worker`s through this queue instead of a local pool. */
-  queue?: { url: string; runId: string };
+  queue?: { url: string; runId: string; onStatus?: (s: QueueStatus) => void };
 }
 
 /** An offline evaluator (extractive reader, token-F1 judge) over a lazily started sandbox pool. */

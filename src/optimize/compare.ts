@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { compileDesign } from '../design/compile.ts';
 import { MemsteerError } from '../errors.ts';
 import { createEvalPool } from '../evaluate/evaluate.ts';
+import type { QueueStatus } from '../pool/queue-pool.ts';
 import { queueRunId } from '../pool/queue-wire.ts';
 import { loadHistories } from '../history/load.ts';
 import { openLlmClient } from '../llm/client.ts';
@@ -149,6 +150,8 @@ export type CompareReport = z.infer<typeof CompareReportSchema>;
 export interface CompareHooks {
   onArm?: (arm: ArmName, phase: 'start' | 'done') => void;
   onEvent?: (arm: ArmName, e: SearchEvent) => void;
+  /** With `queue`: workers connected and groups waiting, every second while an arm's groups are out. */
+  onQueueStatus?: (arm: ArmName, s: QueueStatus) => void;
   /** An LLM client shared by all arms; by default one is opened from the environment (none when offline). */
   llm?: LlmClient | null;
 }
@@ -205,6 +208,7 @@ async function compareArms(options: CompareOptions, hooks: CompareHooks): Promis
       },
       llm,
       ...(options.queue ? { queue: options.queue } : {}),
+      ...(options.queue && hooks.onQueueStatus ? { onQueueStatus: (s: QueueStatus) => hooks.onQueueStatus!(arm, s) } : {}),
       ...(hooks.onEvent ? { onEvent: (e: SearchEvent) => hooks.onEvent!(arm, e) } : {}),
     });
     reports.set(arm, { report, space, ms: performance.now() - t0 });

@@ -1,3 +1,4 @@
+import { queueStatusLines } from '../queue-status.ts';
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -128,6 +129,8 @@ export function progressLine(e: BenchEvent, elapsed: number): string | null {
       return `${t}   ${e.cell}: iteration ${e.iteration}/${e.iterations}, best ${(e.bestScore * 100).toFixed(1)}, ${e.accepted} accepted`;
     case 'evaluate':
       return e.done === e.total ? `${t}   official QA ${e.label}: ${e.total} questions` : null;
+    case 'queue':
+      return `${t}   queue: ${e.workers} workers, ${e.waiting} groups waiting`;
   }
 }
 
@@ -136,7 +139,10 @@ export async function runBenchCommand(input: OptionsInput<typeof BENCH_OPTIONS>,
   checkPaths(tablePathChecks(BENCH_OPTIONS, f));
   const config = benchConfigFromFlags(f);
   const started = performance.now();
+  const queueLine = queueStatusLines();
   const report = await runBench(config, (e) => {
+    // The queue reports every second: print only when its workers or waiting groups changed.
+    if (e.type === 'queue' && queueLine(e) === null) return;
     const line = progressLine(e, (performance.now() - started) / 1000);
     if (line && !f.json) io.err(`${line}\n`);
   });

@@ -1,3 +1,5 @@
+import type { QueueStatus } from '../../pool/queue-pool.ts';
+import { queueStatusLines } from '../queue-status.ts';
 import type { Command } from 'commander';
 import Table from 'cli-table3';
 import { join, resolve } from 'node:path';
@@ -167,7 +169,12 @@ export async function runCompareCommand(input: OptionsInput<typeof COMPARE_OPTIO
       io.err(`${arm} iteration ${e.iteration}: best ${pct(e.bestScore)} (${e.best}), ${e.accepted} accepted, LLM tokens ${e.tokens}\n`);
     else if (e.type === 'invalid') io.err(`  ${arm} ${e.program}: invalid at ${e.stage}: ${e.message.split('\n')[0]}\n`);
   };
-  const report = await runCompare(options, { onArm, onEvent });
+  const queueLine = queueStatusLines();
+  const onQueueStatus = (arm: ArmName, s: QueueStatus) => {
+    const line = quiet ? null : queueLine(s);
+    if (line) io.err(`${arm} ${line}\n`);
+  };
+  const report = await runCompare(options, { onArm, onEvent, onQueueStatus });
   if (f.json) {
     io.out(`${JSON.stringify(report, null, 2)}\n`);
     return report;
