@@ -17,4 +17,5 @@ export {
 } from './summary.ts';
 export { DEFAULT_SOURCE, DEFAULT_DATA_DIR } from './default-source.ts';
 export { inferAnswerType } from './answer-type.ts';
+export { historyWarning, replacementChars, unknownEvidenceWarnings } from './warnings.ts';
 export { splitDocument, splitMarkdown, splitHtml, type DocSection } from './document-sections.ts';

@@ -2,10 +2,50 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import type { z } from 'zod';
 import { InputError, describeZodIssues } from '../errors.ts';
 
-/** Reads a file as UTF-8, or raises E_NO_FILE naming it. */
+/** Invalid UTF-8 met while reading: replacement characters the lossy decode produced, by file. */
+export interface DecodeReport {
+  replaced: Map<string, number>;
+}
+
+// Loaders are synchronous and read files deep in their helpers; one report open for the duration of a sync call
+// collects what every read saw without threading a parameter through each of them (no other code can interleave).
+let openReport: DecodeReport | null = null;
+
+/** Runs a synchronous load and reports the invalid UTF-8 of every file it read with {@link readText}. */
+export function withDecodeReport<T>(load: () => T): { value: T; report: DecodeReport } {
+  const outer = openReport;
+  const report: DecodeReport = { replaced: new Map() };
+  openReport = report;
+  try {
+    return { value: load(), report };
+  } finally {
+    openReport = outer;
+    if (outer) for (const [file, n] of report.replaced) outer.replaced.set(file, (outer.replaced.get(file) ?? 0) + n);
+  }
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+const lossyUtf8 = new TextDecoder('utf-8');
+
+/** Decodes UTF-8; invalid bytes become U+FFFD, and how many were made is returned (0 for valid UTF-8). */
+export function decodeUtf8(bytes: Uint8Array): { text: string; replaced: number } {
+  try {
+    return { text: strictUtf8.decode(bytes), replaced: 0 };
+  } catch {
+    const text = lossyUtf8.decode(bytes);
+    // Every U+FFFD of the strict-failing text counts; a genuine one in an otherwise broken file is counted too.
+    let replaced = 0;
+    for (let i = text.indexOf('\uFFFD'); i !== -1; i = text.indexOf('\uFFFD', i + 1)) replaced++;
+    return { text, replaced };
+  }
+}
+
+/** Reads a file as UTF-8 (invalid bytes replaced and reported), or raises E_NO_FILE naming it. */
 export function readText(path: string): string {
   if (!existsSync(path) || !statSync(path).isFile()) throw new InputError('E_NO_FILE', `${path}: file not found`, { file: path });
-  return readFileSync(path, 'utf8');
+  const { text, replaced } = decodeUtf8(readFileSync(path));
+  if (replaced > 0 && openReport) openReport.replaced.set(path, (openReport.replaced.get(path) ?? 0) + replaced);
+  return text;
 }
 
 /** 1-based line of a character offset. */

@@ -59,6 +59,21 @@ export const QAItemSchema = z.object({
 });
 export type QAItem = z.infer<typeof QAItemSchema>;
 
+/** Kinds of degraded input a loader or question-file check reports instead of degrading silently. */
+export const HistoryWarningCode = z.enum(['undated-session', 'dropped-session', 'replaced-bytes', 'unknown-evidence']);
+export type HistoryWarningCode = z.infer<typeof HistoryWarningCode>;
+
+/**
+ * One kind of degraded input in a history, counted: `count` is how many instances (sessions, characters, ids) and
+ * `message` says what was lost and where, in words a user can act on.
+ */
+export const HistoryWarningSchema = z.object({
+  code: HistoryWarningCode,
+  count: z.number().int().positive(),
+  message: z.string().min(1),
+});
+export type HistoryWarning = z.infer<typeof HistoryWarningSchema>;
+
 /** An evidence reference in the data that names no record of the history. Counted and listed, never dropped silently. */
 export interface UnresolvedEvidence {
   qa: string;
@@ -76,6 +91,8 @@ export interface History {
   /** Official QA when the data set has it; evidence already mapped to record ids. */
   qa: QAItem[];
   unresolvedEvidence: UnresolvedEvidence[];
+  /** Degraded input, counted (undated or dropped sessions, replaced bytes…); absent or empty when there was none. */
+  warnings?: HistoryWarning[];
 }
 
 // Compile-time guard: the zod schema and the sandbox contract must describe the same record.

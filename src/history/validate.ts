@@ -1,6 +1,6 @@
 import { InputError, describeZodIssues } from '../errors.ts';
 import type { History } from './record.ts';
-import { QAItemSchema, SourceRecordSchema } from './record.ts';
+import { HistoryWarningSchema, QAItemSchema, SourceRecordSchema } from './record.ts';
 
 /**
  * Checks a loaded history before anyone uses it: every record and QA item passes its zod schema, record ids are
@@ -47,5 +47,6 @@ export function validateHistory(h: History, file: string): History {
       if (!seen.has(e.record)) throw new Error(`evidence ${e.record} of ${q.id} names no record of history ${h.id}`);
     }
   }
+  for (const w of h.warnings ?? []) HistoryWarningSchema.parse(w);
   return h;
 }

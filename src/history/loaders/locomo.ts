@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { SourceRecord } from '../../../sandbox/contract.ts';
-import type { Evidence, History, QAItem, UnresolvedEvidence } from '../record.ts';
+import type { Evidence, History, HistoryWarning, QAItem, UnresolvedEvidence } from '../record.ts';
+import { historyWarning } from '../warnings.ts';
 import { readJsonFile, checkShape } from '../read-json.ts';
 import { parseLocomoDateTime } from '../../text/dataset-dates.ts';
 import { inferAnswerType } from '../answer-type.ts';
@@ -76,13 +77,49 @@ export function parseDiaRange(ref: string): [string, string] | undefined {
   return to === undefined ? undefined : [from, to];
 }
 
-function sessionNumbers(conversation: Record<string, unknown>): number[] {
-  const out: number[] = [];
+/** Session numbers whose value is a list of turns, and the sessions that are not lists (their turns cannot be read). */
+function sessionNumbers(conversation: Record<string, unknown>): { lists: number[]; dropped: { n: number; turns: number }[] } {
+  const lists: number[] = [];
+  const dropped: { n: number; turns: number }[] = [];
   for (const [k, v] of Object.entries(conversation)) {
     const m = /^session_(\d+)$/.exec(k);
-    if (m && Array.isArray(v)) out.push(Number(m[1]));
+    if (!m) continue;
+    if (Array.isArray(v)) lists.push(Number(m[1]));
+    // An object of turns still says how many turns were lost; anything else counts as one lost entry.
+    else dropped.push({ n: Number(m[1]), turns: v !== null && typeof v === 'object' ? Object.keys(v).length : 1 });
   }
-  return out.sort((a, b) => a - b);
+  return { lists: lists.sort((a, b) => a - b), dropped: dropped.sort((a, b) => a.n - b.n) };
+}
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/** Counted warnings for the sessions of one conversation that lost their date or their turns. */
+function sessionWarnings(undated: { n: number; turns: number }[], dropped: { n: number; turns: number }[]): HistoryWarning[] {
+  const out: HistoryWarning[] = [];
+  const names = (xs: { n: number }[]) => xs.map((x) => `session_${x.n}`).join(', ');
+  if (undated.length) {
+    const turns = undated.reduce((a, x) => a + x.turns, 0);
+    out.push(
+      historyWarning(
+        'undated-session',
+        undated.length,
+        `${plural(undated.length, 'session has', 'sessions have')} no parseable date (${names(undated)}): ` +
+          `${plural(turns, 'turn has', 'turns have')} no time, so question dates cannot filter them`,
+      ),
+    );
+  }
+  if (dropped.length) {
+    const turns = dropped.reduce((a, x) => a + x.turns, 0);
+    out.push(
+      historyWarning(
+        'dropped-session',
+        dropped.length,
+        `${plural(dropped.length, 'session is', 'sessions are')} not a list of turns (${names(dropped)}): ` +
+          `${plural(turns, 'entry was', 'entries were')} dropped`,
+      ),
+    );
+  }
+  return out;
 }
 
 function turnRecord(turn: z.infer<typeof TurnSchema>, session: number, time: string | undefined): SourceRecord {
@@ -196,12 +233,15 @@ export function loadLocomo(path: string, options: LoaderOptions = {}): History[]
     const conv = sample.conversation;
     const records: SourceRecord[] = [];
     const info: SessionInfo = { turns: new Map(), order: new Map(), ids: [] };
-    for (const n of sessionNumbers(conv)) {
+    const sessions = sessionNumbers(conv);
+    const undated: { n: number; turns: number }[] = [];
+    for (const n of sessions.lists) {
       const turns = conv[`session_${n}`] as unknown[];
       const dt = conv[`session_${n}_date_time`];
       const time = typeof dt === 'string' ? parseLocomoDateTime(dt) : undefined;
       if (typeof dt === 'string' && time === undefined)
         options.logger?.(`${path}: ${sample.sample_id} session_${n}: unparsed date '${dt}'`);
+      if (time === undefined && turns.length > 0) undated.push({ n, turns: turns.length });
       info.turns.set(n, turns.length);
       turns.forEach((t, j) => {
         const turn = checkShape(t, TurnSchema, path, `item ${index} (${sample.sample_id}) session_${n}[${j}]`);
@@ -250,6 +290,7 @@ export function loadLocomo(path: string, options: LoaderOptions = {}): History[]
       records,
       qa,
       unresolvedEvidence,
+      warnings: sessionWarnings(undated, sessions.dropped),
     });
   }
   return out;
