@@ -68,3 +68,10 @@ export const queue = {
   description: 'run groups on memsteer workers through this Redis queue (redis://host:port[/db])',
   schema: QueueUrl.optional(),
 } satisfies OptionSpec;
+
+/** `--strict`: degraded input (history warnings) refuses the command instead of being reported and accepted. */
+export const strict = {
+  flags: '--strict',
+  description: 'refuse degraded input (undated or dropped sessions, replaced bytes, unknown evidence ids) instead of warning',
+  schema: z.boolean().default(false),
+} satisfies OptionSpec;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { countTokens } from '../text/text.ts';
-import type { History } from './record.ts';
+import { HistoryWarningSchema, type History } from './record.ts';
 
 const Count = z.number().int().nonnegative();
 
@@ -31,6 +31,8 @@ export const HistorySummarySchema = z.object({
   tokens: z.object({ total: Count, meanPerRecord: z.number().nonnegative() }),
   qa: z.object({ total: Count, byCategory: z.record(z.string(), Count) }),
   evidence: EvidenceStatsSchema,
+  /** Degraded input, counted (see History.warnings). */
+  warnings: z.array(HistoryWarningSchema),
 });
 export type HistorySummary = z.infer<typeof HistorySummarySchema>;
 
@@ -40,6 +42,7 @@ export const HistoriesSummarySchema = z.object({
   total: HistorySummarySchema.omit({ id: true, source: true, format: true }).extend({
     histories: Count,
     evidence: EvidenceStatsSchema.extend({ unresolvedList: z.array(UnresolvedSchema.extend({ history: z.string() })) }),
+    warnings: z.array(HistoryWarningSchema.extend({ history: z.string() })),
   }),
 });
 export type HistoriesSummary = z.infer<typeof HistoriesSummarySchema>;
@@ -107,6 +110,7 @@ export function summarizeHistory(h: History): HistorySummary {
     tokens: { total: tokens, meanPerRecord: h.records.length ? tokens / h.records.length : 0 },
     qa: { total: h.qa.length, byCategory: sortKeys(byCategory) },
     evidence: { refs, resolved: Math.max(0, refs - unresolved), unresolved, links, approximate, unresolvedList: h.unresolvedEvidence },
+    warnings: h.warnings ?? [],
   });
 }
 
@@ -157,6 +161,7 @@ export function summarizeHistories(hs: readonly History[]): HistoriesSummary {
         approximate: t.approximate,
         unresolvedList,
       },
+      warnings: histories.flatMap((s) => s.warnings.map((w) => ({ history: s.id, ...w }))),
     },
   });
 }

@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { count, LIMITS } from '../../config/run-options.ts';
 import { checkPaths, tablePathChecks } from '../check-paths.ts';
 import * as common from '../common-options.ts';
+import { loadCommandHistories } from '../history-warnings.ts';
 import { addOptions, optionTable, parseOptions, toNumber, type OptionsInput, type OptionsOf } from '../option-table.ts';
 
 const B = BenchConfigSchema.shape;
@@ -72,6 +73,7 @@ export const BENCH_OPTIONS = optionTable({
   jobs: { ...common.jobs, description: 'sandbox processes per pool' },
   queue: common.queue,
   fresh: { flags: '--fresh', description: 'discard earlier work under <out>/work (supervision, runs, evaluation cache)', schema: B.fresh },
+  strict: common.strict,
   json: { ...common.json, description: 'print every result as JSON instead of progress and file list' },
 });
 
@@ -138,6 +140,9 @@ export async function runBenchCommand(input: OptionsInput<typeof BENCH_OPTIONS>,
   const f = parseOptions(BENCH_OPTIONS, input);
   checkPaths(tablePathChecks(BENCH_OPTIONS, f));
   const config = benchConfigFromFlags(f);
+  // The experiments load their data sets themselves; loading them here first puts their warnings (or the --strict
+  // refusal) before hours of work.
+  for (const d of config.datasets) await loadCommandHistories(d.source, io, { strict: f.strict });
   const started = performance.now();
   const queueLine = queueStatusLines();
   const report = await runBench(config, (e) => {

@@ -18,6 +18,7 @@ import {
 import type { SearchEvent } from '../../optimize/search-loop.ts';
 import { checkPaths, tablePathChecks } from '../check-paths.ts';
 import * as common from '../common-options.ts';
+import { loadCommandHistories } from '../history-warnings.ts';
 import { addOptions, optionTable, parseOptions, type OptionsInput, type OptionsOf } from '../option-table.ts';
 
 const C = CompareOptionsSchema.shape;
@@ -59,6 +60,7 @@ export const COMPARE_OPTIONS = optionTable({
     description: "where the arms' runs and compare.json go (default archive/compare-<timestamp>)",
     schema: z.string().min(1).optional(),
   },
+  strict: common.strict,
   json: { ...common.json, description: 'print the report as JSON' },
 });
 
@@ -159,6 +161,8 @@ export async function runCompareCommand(input: OptionsInput<typeof COMPARE_OPTIO
     if (existsSync(join(dir, 'manifest.json')))
       throw new InputError('E_ARCHIVE_EXISTS', `--out ${out}: ${dir} already holds a run; choose another --out`, { file: dir });
   }
+  // runCompare loads the histories itself; loading them here first puts their warnings before any work.
+  await loadCommandHistories(f.history, io, { strict: f.strict, questions: f.supervision });
   const quiet = Boolean(f.json);
   const onArm = (arm: ArmName, phase: 'start' | 'done') => {
     if (!quiet && phase === 'start') io.err(`── ${arm} ${arm === 'control' ? '(best-of-N, code space)' : 'search'} ──\n`);

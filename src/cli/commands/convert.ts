@@ -4,8 +4,8 @@ import type { CliIO } from '../io.ts';
 import { z } from 'zod';
 import { checkPaths, tablePathChecks } from '../check-paths.ts';
 import * as common from '../common-options.ts';
+import { loadCommandHistories } from '../history-warnings.ts';
 import { addOptions, optionTable, parseOptions } from '../option-table.ts';
-import { loadHistories } from '../../history/load.ts';
 import { QAItemSchema } from '../../history/record.ts';
 import { ExternalFormat, PlainItemSchema, TaskListSchema, toPlain, toTaskList } from '../../supervision/external-formats.ts';
 import { writeFileAtomic } from '../../util/atomic-write.ts';
@@ -19,6 +19,7 @@ export const CONVERT_OPTIONS = optionTable({
     ...common.optionalHistory,
     description: 'histories the items are about; with it, plain output carries the evidence text',
   },
+  strict: { ...common.strict, description: 'with --history: refuse degraded input (see inspect) instead of warning' },
 });
 
 /** `memsteer convert`: supervision.jsonl → formats other optimizers read. */
@@ -30,8 +31,8 @@ export function register(program: Command, io: CliIO): void {
     const opts = parseOptions(CONVERT_OPTIONS, raw);
     checkPaths([{ flag: '<supervision>', value: file, role: 'file' }, ...tablePathChecks(CONVERT_OPTIONS, opts)]);
     const items = readJsonl(resolve(file), QAItemSchema);
+    const histories = opts.history ? await loadCommandHistories(opts.history, io, { strict: opts.strict, questions: file }) : undefined;
     if (opts.to === 'plain') {
-      const histories = opts.history ? await loadHistories(opts.history) : undefined;
       writeJsonl(resolve(opts.out), toPlain(items, histories), PlainItemSchema);
     } else {
       writeFileAtomic(resolve(opts.out), `${JSON.stringify(TaskListSchema.parse(toTaskList(items, file)), null, 2)}\n`);

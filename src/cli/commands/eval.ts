@@ -6,7 +6,6 @@ import { randomUUID } from 'node:crypto';
 import { basename, join, resolve } from 'node:path';
 import type { CliIO } from '../io.ts';
 import { InputError, MemsteerError } from '../../errors.ts';
-import { loadHistories } from '../../history/load.ts';
 import { QAItemSchema, type History, type QAItem } from '../../history/record.ts';
 import { readJsonl, writeJsonl } from '../../util/jsonl.ts';
 import { writeFileAtomic } from '../../util/atomic-write.ts';
@@ -20,6 +19,7 @@ import { QuestionTraceSchema, traceForFile } from '../../scoring/trace-schema.ts
 import type { QuestionTrace } from '../../scoring/trace.ts';
 import { checkPaths, tablePathChecks } from '../check-paths.ts';
 import * as common from '../common-options.ts';
+import { loadCommandHistories } from '../history-warnings.ts';
 import { addOptions, optionTable, parseOptions, type OptionsInput, type OptionsOf } from '../option-table.ts';
 
 /** `memsteer eval`'s options, each declared once (see option-table.ts). */
@@ -59,6 +59,7 @@ export const EVAL_OPTIONS = optionTable({
     description: 'where to write traces (JSONL; default archive/eval-<timestamp>/traces.jsonl)',
     schema: z.string().min(1).optional(),
   },
+  strict: common.strict,
   json: { ...common.json, description: 'print the report as JSON' },
 });
 
@@ -175,6 +176,11 @@ export async function runEvalCommand(input: OptionsInput<typeof EVAL_OPTIONS>, i
   const designPath = resolve(opts.design);
   const { budget, limit, jobs } = opts;
   const ks = [1, 5, 10];
+  // Histories (and their warnings, refused under --strict) come before the first piece of work.
+  const histories = await loadCommandHistories(opts.history, io, {
+    strict: opts.strict,
+    questions: opts.questions === 'official' ? undefined : opts.questions,
+  });
 
   const compiled = await compileDesign(readFileSync(designPath, 'utf8'), { fileName: basename(designPath) });
   if (!compiled.ok) {
@@ -188,7 +194,6 @@ export async function runEvalCommand(input: OptionsInput<typeof EVAL_OPTIONS>, i
     );
   }
 
-  const histories = await loadHistories(opts.history);
   const questions = selectQuestions(histories, opts.questions, opts.categories, limit);
   const client = openLlmClient();
   const answerer = evalAnswererFrom(client);

@@ -3,7 +3,6 @@ import cliProgress from 'cli-progress';
 import Table from 'cli-table3';
 import { z } from 'zod';
 import { ConfigError, MemsteerError } from '../../errors.ts';
-import { loadHistories } from '../../history/load.ts';
 import { QAItemSchema, type QAItem } from '../../history/record.ts';
 import { openLlmClient } from '../../llm/client.ts';
 import { writeFileAtomic } from '../../util/atomic-write.ts';
@@ -18,6 +17,7 @@ import type { CliIO } from '../io.ts';
 import { count, GenerateItems, LIMITS, ValShare } from '../../config/run-options.ts';
 import { checkPaths, tablePathChecks } from '../check-paths.ts';
 import * as common from '../common-options.ts';
+import { loadCommandHistories } from '../history-warnings.ts';
 import { addOptions, optionTable, parseOptions, type OptionsInput, type OptionsOf } from '../option-table.ts';
 
 /** `memsteer generate`'s options, each declared once (see option-table.ts). */
@@ -49,6 +49,7 @@ export const GENERATE_OPTIONS = optionTable({
     schema: z.string().min(1).optional(),
     path: 'file',
   },
+  strict: common.strict,
   json: { ...common.json, description: 'print the summary as JSON' },
 });
 
@@ -102,7 +103,7 @@ export function register(program: Command, io: CliIO): void {
     .description('Generate question–answer–evidence supervision from a history (offline rule-based unless an LLM is configured)');
   addOptions(command, GENERATE_OPTIONS).action(async (raw: Record<string, unknown>) => {
     const flags = prepareGenerate(raw);
-    const histories = await loadHistories(flags.history);
+    const histories = await loadCommandHistories(flags.history, io, { strict: flags.strict, questions: flags.quality });
     if (flags.quality) {
       const items = readJsonl(flags.quality, QAItemSchema);
       const llm = flags.offline ? null : openLlmClient();

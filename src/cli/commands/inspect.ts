@@ -3,8 +3,8 @@ import Table from 'cli-table3';
 import type { CliIO } from '../io.ts';
 import { checkPaths } from '../check-paths.ts';
 import * as common from '../common-options.ts';
+import { loadCommandHistories } from '../history-warnings.ts';
 import { addOptions, optionTable, parseOptions } from '../option-table.ts';
-import { loadHistories } from '../../history/load.ts';
 import { summarizeHistories, HistoriesSummarySchema, type HistoriesSummary } from '../../history/summary.ts';
 
 const fmt = (n: number) => n.toLocaleString('en-US');
@@ -74,11 +74,16 @@ export function renderSummary(source: string, s: HistoriesSummary): string {
     for (const u of s.total.evidence.unresolvedList) un.push([u.history, u.qa, u.ref, u.reason]);
     out.push('unresolved evidence:', un.toString());
   }
+  if (s.total.warnings.length) {
+    const w = table(['history', 'warning', 'count', 'what was lost']);
+    for (const x of s.total.warnings) w.push([x.history, x.code, fmt(x.count), x.message]);
+    out.push('warnings (degraded input):', w.toString());
+  }
   return `${out.join('\n')}\n`;
 }
 
 /** `memsteer inspect`'s options, each declared once (see option-table.ts). */
-export const INSPECT_OPTIONS = optionTable({ json: { ...common.json, description: 'print the summary as JSON' } });
+export const INSPECT_OPTIONS = optionTable({ strict: common.strict, json: { ...common.json, description: 'print the summary as JSON' } });
 
 /** `memsteer inspect <source> [--json]`: what a history source holds, per history and in total. */
 export function register(program: Command, io: CliIO): void {
@@ -92,7 +97,7 @@ export function register(program: Command, io: CliIO): void {
   addOptions(command, INSPECT_OPTIONS).action(async (source: string, raw: Record<string, unknown>) => {
     const opts = parseOptions(INSPECT_OPTIONS, raw);
     checkPaths([{ flag: '<source>', value: source, role: 'source' }]);
-    const histories = await loadHistories(source);
+    const histories = await loadCommandHistories(source, io, { strict: opts.strict });
     const summary = HistoriesSummarySchema.parse(summarizeHistories(histories));
     io.out(opts.json ? `${JSON.stringify(summary, null, 2)}\n` : renderSummary(source, summary));
   });

@@ -4,7 +4,7 @@ import cliProgress from 'cli-progress';
 import { join, resolve } from 'node:path';
 import type { CliIO } from '../io.ts';
 import { InputError } from '../../errors.ts';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
 import {
   OptimizeConfigSchema,
@@ -18,6 +18,7 @@ import type { QueueStatus } from '../../pool/queue-pool.ts';
 import { acceptanceFromSpec, parentSelectorFromSpec } from '../../optimize/strategies/index.ts';
 import { checkPaths, tablePathChecks } from '../check-paths.ts';
 import * as common from '../common-options.ts';
+import { loadCommandHistories } from '../history-warnings.ts';
 import { addOptions, option, optionTable, parseOptions, type OptionsInput, type OptionsOf } from '../option-table.ts';
 
 const C = OptimizeConfigSchema.shape;
@@ -77,6 +78,7 @@ export const OPTIMIZE_OPTIONS = optionTable({
     schema: z.string().min(1).optional(),
     path: 'run',
   },
+  strict: common.strict,
   json: { ...common.json, description: 'print the report as JSON' },
 });
 
@@ -141,6 +143,21 @@ export function prepareOptimize(f: OptimizeOptions): { out: string; config?: Opt
   return { out, config };
 }
 
+const RecordedInputsSchema = z.looseObject({ config: z.looseObject({ history: z.string(), supervision: z.string() }) });
+
+/**
+ * The history and supervision a run to resume was started with, from its manifest alone (written once, atomically,
+ * so it can be read while another process holds the run). Undefined when there is no readable manifest: the search
+ * then refuses the resume with its own coded error.
+ */
+function recordedInputs(dir: string): { history: string; supervision: string } | undefined {
+  try {
+    return RecordedInputsSchema.parse(JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'))).config;
+  } catch {
+    return undefined;
+  }
+}
+
 const pct = (x: number | null | undefined) => (x === null || x === undefined ? '–' : (x * 100).toFixed(1));
 
 /** The side-by-side table: seed vs best, on validation (generated) and test (official QA). */
@@ -182,6 +199,10 @@ export async function runOptimizeCommand(input: OptionsInput<typeof OPTIMIZE_OPT
   const f = parseOptions(OPTIMIZE_OPTIONS, input);
   const resume = f.resume !== undefined;
   const { out, config } = prepareOptimize(f);
+  // The search loads its histories itself; they are loaded here first so their warnings (or the --strict refusal)
+  // come before any work. A resumed run's inputs are those its manifest recorded.
+  const inputs = config ?? recordedInputs(out);
+  if (inputs) await loadCommandHistories(inputs.history, io, { strict: f.strict, questions: inputs.supervision });
   let line = '';
   const bar = io.interactive
     ? new cliProgress.SingleBar(

@@ -1,0 +1,56 @@
+/**
+ * The one place the CLI loads histories for a command and speaks about degraded input: each warning becomes one
+ * stderr line `warning: <history>: <message>`, and with `--strict` the first one refuses the command before any work.
+ */
+import { resolve } from 'node:path';
+import { InputError } from '../errors.ts';
+import { loadHistories } from '../history/load.ts';
+import { QAItemSchema, type History } from '../history/record.ts';
+import { unknownEvidenceWarnings } from '../history/warnings.ts';
+import { readJsonl } from '../util/jsonl.ts';
+import type { CliIO } from './io.ts';
+
+/** How a command wants its histories loaded. */
+export interface CommandHistoryOptions {
+  /** Refuse with E_STRICT when any history has a warning. */
+  strict: boolean;
+  /** A questions or supervision file whose evidence ids are checked against the histories' records. */
+  questions?: string | undefined;
+}
+
+/** The histories with the warnings of a questions/supervision file added to those of the loaders. */
+export function withQuestionFileWarnings(histories: readonly History[], file: string): History[] {
+  const found = unknownEvidenceWarnings(histories, readJsonl(resolve(file), QAItemSchema), file);
+  return histories.map((h) => {
+    const w = found.get(h.id);
+    return w ? { ...h, warnings: [...(h.warnings ?? []), w] } : h;
+  });
+}
+
+/**
+ * Prints every warning of the histories on stderr, or with `strict` raises E_STRICT naming the first warning and
+ * how many others there are (nothing printed, so the refusal is one line).
+ */
+export function reportHistoryWarnings(histories: readonly History[], io: CliIO, strict: boolean): void {
+  const all = histories.flatMap((h) => (h.warnings ?? []).map((w) => ({ history: h.id, ...w })));
+  if (all.length === 0) return;
+  if (strict) {
+    const first = all[0]!;
+    const others = all.length - 1;
+    throw new InputError(
+      'E_STRICT',
+      `${first.history}: ${first.message}` +
+        (others ? ` (and ${others} other ${others === 1 ? 'warning' : 'warnings'})` : '') +
+        '; fix the input, or run without --strict to accept it',
+    );
+  }
+  for (const w of all) io.err(`warning: ${w.history}: ${w.message}\n`);
+}
+
+/** Loads a command's histories, adds the question file's warnings, and reports them (see {@link reportHistoryWarnings}). */
+export async function loadCommandHistories(source: string, io: CliIO, options: CommandHistoryOptions): Promise<History[]> {
+  let histories = await loadHistories(source);
+  if (options.questions !== undefined) histories = withQuestionFileWarnings(histories, options.questions);
+  reportHistoryWarnings(histories, io, options.strict);
+  return histories;
+}
