@@ -1,7 +1,8 @@
 /**
  * Bad input, as a careless user types it: each case must be refused before any work with one coded line on
  * stderr (`memsteer: <code>: <message>`), a non-zero exit, no stack trace, and nothing created or overwritten.
- * Runs the CLI in-process through `main`; every case is parsing and path checks only, so the table is fast.
+ * Runs the CLI in-process through `main`; every case is parsing, path checks or (--strict) loading a small fixture,
+ * so the table is fast.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -180,6 +181,26 @@ const CASES: Case[] = [
   { why: 'start --out is a file', argv: ['start', '--out', '$T/plain.txt'], code: 'E_NOT_DIR' },
   { why: 'start --iterations 1e9', argv: ['start', '--iterations', '1e9', '--out', '$T/start'], code: 'E_BAD_FLAG', absent: ['start'] },
   { why: 'an unknown command', argv: ['optimise'], code: 'E_UNKNOWN_COMMAND' },
+
+  // --strict: degraded input (history warnings) refused before any work
+  {
+    why: 'eval --strict on a LoCoMo file with an undated session, a session that is not a list and a non-UTF-8 byte',
+    argv: ['eval', '--history', 'locomo:$T/degraded.json', '--design', '$T/design.ts', '--traces', '$T/traces.jsonl', '--strict'],
+    code: 'E_STRICT',
+    absent: ['traces.jsonl', 'traces.summary.json'],
+  },
+  {
+    why: 'generate --strict on the degraded LoCoMo file',
+    argv: ['generate', '--history', 'locomo:$T/degraded.json', '--out', '$T/new.jsonl', '--offline', '--strict'],
+    code: 'E_STRICT',
+    absent: ['new.jsonl', 'new.jsonl.progress.jsonl'],
+  },
+  {
+    why: 'optimize --strict with supervision whose evidence ids match no record',
+    argv: [...optimize.slice(0, 3), '--supervision', '$T/unknown-evidence.jsonl', '--out', '$T/run', '--strict'],
+    code: 'E_STRICT',
+    absent: ['run'],
+  },
 ];
 
 describe('bad input is refused before any work, with one coded line', () => {
@@ -189,6 +210,8 @@ describe('bad input is refused before any work, with one coded line', () => {
     linkSync(join(T, 'history.jsonl'), join(T, 'hardlink.jsonl'));
     symlinkSync(join(T, 'history.jsonl'), join(T, 'symlink.jsonl'));
     copyFileSync(SEED, join(T, 'design.ts'));
+    copyFileSync(resolve(REPO, 'test', 'fixtures', 'history', 'locomo-degraded.json'), join(T, 'degraded.json'));
+    copyFileSync(resolve(REPO, 'test', 'fixtures', 'history', 'questions-unknown-evidence.jsonl'), join(T, 'unknown-evidence.jsonl'));
     // Only its path matters here: every case stops before a file is read.
     copyFileSync(FIXTURE, join(T, 'sup.jsonl'));
     writeFileSync(join(T, 'plain.txt'), 'not a folder\n');
