@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { join, resolve } from 'node:path';
 import type { CliIO } from '../io.ts';
+import { loadCommandHistories } from '../history-warnings.ts';
 import { DEFAULT_SOURCE } from '../../history/default-source.ts';
-import { loadHistories } from '../../history/load.ts';
 import { QAItemSchema } from '../../history/record.ts';
 import { summarizeHistories } from '../../history/summary.ts';
 import { generateSupervision } from '../../supervision/generate.ts';
@@ -46,7 +46,7 @@ export function register(program: Command, io: CliIO): void {
       throw new InputError('E_ARCHIVE_EXISTS', `--out ${out}: already holds a run; resume it with memsteer optimize --resume`, {
         file: out,
       });
-    const [history] = await loadHistories(DEFAULT_SOURCE);
+    const [history] = await loadCommandHistories(DEFAULT_SOURCE, io, { strict: false });
     const summary = summarizeHistories([history!]).total;
     io.out(
       `memsteer: embedded default history ${history!.id} (RHELM persona, MIT): ${summary.records} records ` +
