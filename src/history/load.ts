@@ -46,7 +46,8 @@ function withDecodeWarning(h: History, report: DecodeReport): History {
   const files = [...report.replaced.keys()];
   const where = files.length === 1 ? files[0]! : `${files[0]} and ${files.length - 1} more files`;
   const message =
-    `${n} invalid UTF-8 byte ${n === 1 ? 'sequence was' : 'sequences were'} replaced with U+FFFD in its text (${where}); ` +
+    `${n} invalid UTF-8 byte ${n === 1 ? 'sequence was' : 'sequences were'} replaced with U+FFFD in its text ` +
+    `(files with invalid UTF-8: ${where}); ` +
     're-encode the file as UTF-8 to keep the original characters';
   return { ...h, warnings: [...(h.warnings ?? []), historyWarning('replaced-bytes', n, message)] };
 }
