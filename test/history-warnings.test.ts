@@ -152,4 +152,14 @@ describe('commands print the warnings; inspect lists them; --strict refuses them
     expect(r.stderr).toMatch(/^memsteer: E_STRICT: alice: .*2 evidence ids match no record/);
     expect(existsSync(traces)).toBe(false);
   });
+
+  it('optimize --resume --strict checks the inputs its manifest recorded, before touching the run', async () => {
+    const runDir = mkdtempSync(join(tmpdir(), 'memsteer-warn-run-'));
+    const manifest = `${JSON.stringify({ config: { history: `locomo:${DEGRADED}`, supervision: QUESTIONS } })}\n`;
+    writeFileSync(join(runDir, 'manifest.json'), manifest);
+    const r = await run('optimize', '--resume', runDir, '--strict');
+    expect(r.stderr).toMatch(/^memsteer: E_STRICT: conv-w: 1 session has no parseable date/);
+    expect(readFileSync(join(runDir, 'manifest.json'), 'utf8')).toBe(manifest);
+    expect(existsSync(join(runDir, 'run.lock'))).toBe(false);
+  });
 });
