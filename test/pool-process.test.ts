@@ -54,13 +54,19 @@ describe('process pool', () => {
     const settled = await Promise.allSettled(tasks);
     expect(settled.map((s) => (s.status === 'fulfilled' ? s.value : 'failed'))).toEqual([2, 'failed', 4, 6, 8]);
     const err = (settled[1] as PromiseRejectedResult).reason as PoolTaskError;
-    expect(err.kind).toBe('crash');
-    // V8's fatal OOM ends in abort(): SIGABRT (or exit code 134 through a shell).
-    expect(err.signal === 'SIGABRT' || err.exitCode === 134).toBe(true);
-    expect(err.stderrTail).toMatch(/heap|memory/i);
-    expect(err.message).toMatch(/^sandbox process killed by SIGABRT/);
-    expect(pool.stats().crashed).toBe(1);
-    expect(pool.stats().spawned).toBe(3);
+    // Usually V8's fatal OOM aborts the child (SIGABRT, or exit code 134 through a shell); sometimes isolated-vm
+    // disposes the isolate at its memory limit first and the task fails in a child that lives on. Both contain it.
+    if (err.kind === 'crash') {
+      expect(err.signal === 'SIGABRT' || err.exitCode === 134).toBe(true);
+      expect(err.stderrTail).toMatch(/heap|memory/i);
+      expect(err.message).toMatch(/^sandbox process killed by SIGABRT/);
+      expect(pool.stats().crashed).toBe(1);
+      expect(pool.stats().spawned).toBe(3);
+    } else {
+      expect(err.kind).toBe('task');
+      expect(err.message).toMatch(/memory|maximum size/i);
+      expect(pool.stats().crashed).toBe(0);
+    }
     // The replacement serves new work.
     expect(await Promise.all([pool.run({ handler: 'double', payload: 5 }), pool.run({ handler: 'double', payload: 6 })])).toEqual([10, 12]);
   });
