@@ -16,9 +16,9 @@
  *   'E' + text   the design threw (text describes the thrown value)
  *   'M' + text   the design returned something malformed (or too large)
  * Ops: 'store' (records), 'add' ({records, full}: new records; only when `load` reported `add: true`; its result
- * carries the provenance delta too), 'retrieve', 'context', 'units' (every unit's provenance) and 'unitsDelta' (only
- * the units new or changed since the last delta after a store, so that a memory grown by 'add' does not re-send its
- * whole provenance after each add), and 'texts' ({ids, from, maxChars}: one page of the named units' texts, which the
+ * carries the provenance delta too), 'retrieve', 'context', 'unitsDelta' (only the units new or changed
+ * since the last delta after a store, so that a memory grown by 'add' does not re-send its whole provenance after
+ * each add), and 'texts' ({ids, from, maxChars}: one page of the named units' texts, which the
  * host reads for the units a delta reports as new or changed).
  * Strings are the only thing that crosses, so the host never copies an object graph it did not ask for
  * and caps sizes before parsing.
@@ -374,15 +374,6 @@ function unitReport(u) {
   return r;
 }
 
-function unitsReport() {
-  if (memory === null) throw new Malformed('no memory yet: store has not succeeded');
-  validSnap = null;
-  unitIndex = indexUnits(memory.units, 'memory');
-  var out = [];
-  for (var j = 0; j < memory.units.length; j++) out[j] = unitReport(memory.units[j]);
-  return JSONstringify(out);
-}
-
 // { full, units: [report of each new or changed unit], removed: [ids], order: [every id] | null }. 'order' is sent
 // only when the units are not the earlier ones (in their order) followed by new ones. A unit counts as unchanged
 // when its id, sources (element by element), time and text length are what was last sent: comparing costs far
@@ -516,7 +507,6 @@ function call(op, argJson) {
   pending = null;
   try {
     if (design === null) return 'Mthe design is not loaded';
-    if (op === 'units') return encode(unitsReport());
     if (op === 'unitsDelta') {
       // The host lost track (a failed reply): start over with every unit.
       if (argJson === 'full') reported = null;
@@ -524,7 +514,6 @@ function call(op, argJson) {
     }
     if (op === 'texts') return encode(unitTextsPage(JSONparse(argJson)));
     var arg = JSONparse(argJson);
-    if (op === 'units') return encode(unitsReport(arg));
     var r;
     validated = false;
     grewFrom = -1;

@@ -19,7 +19,7 @@ import {
 } from './sandbox-api.ts';
 import { fitToBudget } from './host-tools/text-budget.ts';
 
-type Op = 'store' | 'add' | 'retrieve' | 'context' | 'units' | 'unitsDelta' | 'texts';
+type Op = 'store' | 'add' | 'retrieve' | 'context' | 'unitsDelta' | 'texts';
 type Stage = StageFailure['stage'];
 
 // The prelude validates in the isolate; these re-check on the host, which is the side we trust.
