@@ -190,7 +190,6 @@ class DesignMemory implements Memory {
   add(records: ReadonlyArray<SourceRecord | string>): Promise<AddResult> {
     return this.#serial(async () => {
       const added = this.#validate(records);
-      const next = [...this.#records, ...added];
       const current = this.#all;
       let built: Awaited<ReturnType<typeof MemoryBuild.create>>;
       if (current?.incremental && current.records.length === this.#records.length) {
@@ -198,16 +197,19 @@ class DesignMemory implements Memory {
         // A failed add left that memory in doubt (grow disposed it): the next search rebuilds it from the old records.
         if (!built.ok) this.#all = null;
       } else {
-        built = await MemoryBuild.create(next, this.#setup);
+        built = await MemoryBuild.create([...this.#records, ...added], this.#setup);
         if (built.ok) current?.dispose();
       }
       if (!built.ok) throw new DesignError(built.failure, this.#designName);
       this.#all = built.value;
       for (const b of this.#dated.values()) b.dispose();
       this.#dated.clear();
-      this.#records = next;
-      for (const r of added) this.#ids.add(r.id);
-      return { ids: added.map((r) => r.id), records: next.length, units: built.value.units };
+      // Appended in place only now, so a failed add leaves the records as they were (MemoryBuild keeps its own copy).
+      for (const r of added) {
+        this.#records.push(r);
+        this.#ids.add(r.id);
+      }
+      return { ids: added.map((r) => r.id), records: this.#records.length, units: built.value.units };
     });
   }
 
