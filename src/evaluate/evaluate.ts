@@ -104,19 +104,19 @@ export function designCompleter(llm: LlmClient): LlmCompleter | undefined {
  * children reach them through the pool's host calls. Close it when done.
  */
 export function createEvalPool(options: EvalPoolOptions = {}): EvalPool {
-  const { llm, embedder, ...rest } = options;
+  const { llm, embedder, queue, ...local } = options;
+  const bridge: GroupTask['bridge'] = {
+    llm: Boolean(llm?.hasRole('design')),
+    embedder: embedder ? { model: embedder.model, dim: embedder.dim } : null,
+  };
+  // A queue's workers are other processes with their own clients: the host calls below serve only local children.
+  if (queue) return Object.assign(createQueuePool(queue), { bridge, timelines: false });
   const hostCalls: NonNullable<PoolOptions['hostCalls']> = {};
   const complete = llm ? designCompleter(llm) : undefined;
   if (complete) hostCalls[HOST_CALL_LLM] = ({ messages, options: o }: LlmCallArgs): Promise<LlmCallReply> => complete(messages, o);
   if (embedder) hostCalls[HOST_CALL_EMBED] = (texts: string[]) => embedder.embed(texts);
   hostCalls[HOST_CALL_GROUP_DONE] = ({ token, index, result }: GroupDoneArgs) => timelineSinks.get(token)?.(index, result);
-  const { queue, ...local } = rest;
-  const pool = queue ? createQueuePool(queue) : createPool({ ...local, module: EVAL_WORKER, hostCalls });
-  const bridge: GroupTask['bridge'] = {
-    llm: Boolean(llm?.hasRole('design')),
-    embedder: embedder ? { model: embedder.model, dim: embedder.dim } : null,
-  };
-  return Object.assign(pool, { bridge, timelines: !queue });
+  return Object.assign(createPool({ ...local, module: EVAL_WORKER, hostCalls }), { bridge, timelines: true });
 }
 
 // ───────────────────────────── answering and scoring (injected) ─────────────────────────────
