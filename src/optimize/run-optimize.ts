@@ -152,6 +152,8 @@ export interface OptimizeOptions {
   queue?: string;
   /** With `queue`: its workers and queued groups, every second. */
   onQueueStatus?: (s: QueueStatus) => void;
+  /** The histories of the config's (or resumed manifest's) `history`, when the caller has loaded them already. */
+  histories?: History[];
 }
 
 /**
@@ -170,7 +172,7 @@ export async function runOptimize(options: OptimizeOptions): Promise<OptimizeRep
     const config = OptimizeConfigSchema.parse(resumed ? resumed.manifest.config : (options.config ?? {}));
     const llm = config.offline ? null : options.llm !== undefined ? options.llm : openLlmClient();
     const objective: Objective = config.objective ?? (llm?.hasRole('answerer') ? 'accuracy' : 'evidence');
-    const histories = await loadHistories(config.history);
+    const histories = options.histories ?? (await loadHistories(config.history));
     const splits = loadSplits(config.supervision, histories, config);
     const seedPath = resolve(config.seed);
     if (!existsSync(seedPath)) throw new InputError('E_NO_FILE', `${config.seed}: seed design not found`, { file: config.seed });
