@@ -51,8 +51,22 @@ export function reportHistoryWarnings(histories: readonly History[], io: CliIO, 
 
 /** Loads a command's histories, adds the question file's warnings, and reports them (see {@link reportHistoryWarnings}). */
 export async function loadCommandHistories(source: string, io: CliIO, options: CommandHistoryOptions): Promise<History[]> {
+  return (await loadCommandInputs(source, io, options)).histories;
+}
+
+/**
+ * {@link loadCommandHistories}, also handing back the question file's items (read for its warnings) so the command
+ * does not read the file again; `items` is undefined without `questions`.
+ */
+export async function loadCommandInputs(
+  source: string,
+  io: CliIO,
+  options: CommandHistoryOptions,
+): Promise<{ histories: History[]; items: readonly QAItem[] | undefined }> {
   let histories = await loadHistories(source);
-  if (options.questions !== undefined) histories = withQuestionFileWarnings(histories, options.questions, options.items);
+  const file = options.questions;
+  const items = file === undefined ? undefined : (options.items ?? readJsonl(resolve(file), QAItemSchema));
+  if (file !== undefined) histories = withQuestionFileWarnings(histories, file, items);
   reportHistoryWarnings(histories, io, options.strict);
-  return histories;
+  return { histories, items };
 }
