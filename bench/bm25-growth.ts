@@ -14,12 +14,8 @@
 import { resolve } from 'node:path';
 import { loadHistories } from '../src/history/load.ts';
 import { buildBm25Index, buildWinkBm25Index } from '../src/isolate/host-tools/bm25-index.ts';
+import { flag } from './args.ts';
 
-const args = process.argv.slice(2);
-const flag = (name: string, fallback: string): string => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 && args[i + 1] ? args[i + 1]! : fallback;
-};
 const ROUNDS = Number(flag('rounds', '5'));
 const SIZES = [5_000, 20_000, 80_000];
 const WINK_SIZES = new Set([5_000, 20_000]);

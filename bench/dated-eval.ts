@@ -13,45 +13,27 @@
  *
  * Not part of `npm test`.
  */
-import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import type { SourceRecord } from '../sandbox/contract.ts';
-import { compileDesign } from '../src/design/compile.ts';
 import { evalAnswererFrom, evalScorerFrom, summarizeTraces } from '../src/evaluate/eval-adapters.ts';
 import { createEvalPool, evaluateProgram } from '../src/evaluate/evaluate.ts';
 import { loadHistories } from '../src/history/load.ts';
-import type { History, QAItem } from '../src/history/record.ts';
+import type { QAItem } from '../src/history/record.ts';
+import { args, flag } from './args.ts';
+import { compileBenchDesign, warmHistory, warmQuestions as warmQuestionsFor } from './warm-up.ts';
 import type { QuestionTrace } from '../src/scoring/trace.ts';
 
-const args = process.argv.slice(2);
-const flag = (name: string, fallback: string): string => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 && args[i + 1] ? args[i + 1]! : fallback;
-};
 const DESIGN = resolve(flag('design', 'seeds/base-bm25.ts'));
 const HISTORY = flag('history', `rhelm:${resolve('../shared/data/rhelm')}`);
 const JOBS = Number(flag('jobs', String(availableParallelism())));
 const REBUILD = !args.includes('--no-rebuild');
 const BUDGET = { tokens: 1000 };
 
-const compiled = await compileDesign(readFileSync(DESIGN, 'utf8'), { fileName: DESIGN });
-if (!compiled.ok) throw new Error(`${DESIGN}: ${compiled.diagnostics.map((d) => `${d.line}:${d.column} ${d.message}`).join('; ')}`);
-const program = compiled.program;
+const program = await compileBenchDesign(DESIGN);
 const histories = await loadHistories(HISTORY);
 const dated: QAItem[] = histories.flatMap((h) => h.qa);
 const undated: QAItem[] = dated.map(({ date: _date, ...q }) => q);
-const warmRecords = JSON.parse(readFileSync(resolve('test/fixtures/designs/records-20.json'), 'utf8')) as SourceRecord[];
-const warmHistory: History = { id: 'warm', source: 'bench', format: 'jsonl', records: warmRecords, qa: [], unresolvedEvidence: [] };
-const warmQuestions: QAItem[] = ['What is the puppy called?', 'What bike was bought?'].map((question, i) => ({
-  id: `w${i}`,
-  history: 'warm',
-  question,
-  answer: '',
-  answerType: 'text',
-  evidence: [],
-  date: i ? '2023-06-01' : '2023-09-01',
-}));
+const warmQuestions = warmQuestionsFor(['What is the puppy called?', 'What bike was bought?'], ['2023-09-01', '2023-06-01']);
 
 type Mode = 'undated' | 'dated' | 'dated, rebuild';
 async function measure(mode: Mode): Promise<{ ms: number; traces: QuestionTrace[]; groups: number; storeMs: number }> {

@@ -11,12 +11,10 @@
  * Every mode is warmed first on a small unrelated history (child start-up, module loading and JIT are not
  * throughput), and rounds alternate modes so machine load hits both alike. Not part of `npm test`.
  */
-import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { MemoryDesign, SourceRecord } from '../sandbox/contract.ts';
-import { compileDesign } from '../src/design/compile.ts';
+import type { MemoryDesign } from '../sandbox/contract.ts';
 import { directSandboxFactory } from '../src/isolate/direct-sandbox.ts';
 import { evalAnswererFrom, evalScorerFrom, summarizeTraces } from '../src/evaluate/eval-adapters.ts';
 import { runGroup } from '../src/evaluate/eval-group.ts';
@@ -31,36 +29,22 @@ import {
 import { createHostTools } from '../src/isolate/host-tools/host-tools.ts';
 import type { CompiledProgram } from '../src/isolate/sandbox-api.ts';
 import { loadHistories } from '../src/history/load.ts';
-import type { History, QAItem } from '../src/history/record.ts';
+import type { QAItem } from '../src/history/record.ts';
+import { flag } from './args.ts';
+import { compileBenchDesign, warmHistory, warmQuestions as warmQuestionsFor } from './warm-up.ts';
 
-const args = process.argv.slice(2);
-const flag = (name: string, fallback: string): string => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 && args[i + 1] ? args[i + 1]! : fallback;
-};
 const DESIGN = resolve(flag('design', 'seeds/base-bm25.ts'));
 const HISTORY = flag('history', `locomo:${resolve('../shared/data/locomo/locomo10.json')}`);
 const JOBS = Number(flag('jobs', String(availableParallelism())));
 const ROUNDS = Number(flag('rounds', '2'));
 const BUDGET = { tokens: 2000 };
 
-const compiled = await compileDesign(readFileSync(DESIGN, 'utf8'), { fileName: DESIGN });
-if (!compiled.ok) throw new Error(`${DESIGN}: ${compiled.diagnostics.map((d) => `${d.line}:${d.column} ${d.message}`).join('; ')}`);
-const program: CompiledProgram = compiled.program;
+const program: CompiledProgram = await compileBenchDesign(DESIGN);
 const design = ((await import(pathToFileURL(DESIGN).href)) as { default: MemoryDesign }).default;
 
 const histories = await loadHistories(HISTORY);
 const questions: QAItem[] = histories.flatMap((h) => h.qa).filter((q) => ['1', '2', '3', '4'].includes(q.category ?? ''));
-const warmRecords = JSON.parse(readFileSync(resolve('test/fixtures/designs/records-20.json'), 'utf8')) as SourceRecord[];
-const warmHistory: History = { id: 'warm', source: 'bench', format: 'jsonl', records: warmRecords, qa: [], unresolvedEvidence: [] };
-const warmQuestions: QAItem[] = ['What is the puppy called?', 'What bike was bought?', 'Where is the move?'].map((question, i) => ({
-  id: `w${i}`,
-  history: 'warm',
-  question,
-  answer: '',
-  answerType: 'text',
-  evidence: [],
-}));
+const warmQuestions = warmQuestionsFor(['What is the puppy called?', 'What bike was bought?', 'Where is the move?']);
 
 const noAnswer: EvalAnswerer = { id: 'none', answer: async () => ({ answer: '' }) };
 const noScore: EvalScorer = () => ({ correct: false, correctBy: 'exact', f1: 0, recallAt: {}, contextRecall: 0 });

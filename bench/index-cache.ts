@@ -16,12 +16,8 @@ import { evalScorerFrom, summarizeTraces } from '../src/evaluate/eval-adapters.t
 import { createEvalPool, evaluateProgram, type EvalAnswerer } from '../src/evaluate/evaluate.ts';
 import { bm25CacheStats, clearBm25Cache, createHostTools } from '../src/isolate/host-tools/host-tools.ts';
 import { loadHistories } from '../src/history/load.ts';
+import { flag } from './args.ts';
 
-const args = process.argv.slice(2);
-const flag = (name: string, fallback: string): string => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 && args[i + 1] ? args[i + 1]! : fallback;
-};
 const HISTORY = flag('history', `locomo:${resolve('../shared/data/locomo/locomo10.json')}`);
 const REPEATS = Number(flag('repeats', '5'));
 

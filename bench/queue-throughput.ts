@@ -14,43 +14,27 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { SourceRecord } from '../sandbox/contract.ts';
-import { compileDesign } from '../src/design/compile.ts';
 import { evalAnswererFrom, evalScorerFrom, summarizeTraces } from '../src/evaluate/eval-adapters.ts';
 import { createEvalPool, evaluateProgram, type EvalPool } from '../src/evaluate/evaluate.ts';
 import { loadHistories } from '../src/history/load.ts';
-import type { History, QAItem } from '../src/history/record.ts';
+import type { QAItem } from '../src/history/record.ts';
+import { args, flag } from './args.ts';
+import { compileBenchDesign, warmHistory, warmQuestions as warmQuestionsFor } from './warm-up.ts';
 
-const args = process.argv.slice(2);
-const flag = (name: string, fallback: string): string => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 && args[i + 1] ? args[i + 1]! : fallback;
-};
 const DESIGN = resolve(flag('design', 'seeds/base-bm25.ts'));
 const HISTORY = flag('history', `locomo:${resolve('../shared/data/locomo/locomo10.json')}`);
 const ROUNDS = Number(flag('rounds', '1'));
 const BUDGET = { tokens: 2000 };
 const BIN = resolve('bin/memsteer.js');
 
-const compiled = await compileDesign(readFileSync(DESIGN, 'utf8'), { fileName: DESIGN });
-if (!compiled.ok) throw new Error(`${DESIGN}: ${compiled.diagnostics.map((d) => `${d.line}:${d.column} ${d.message}`).join('; ')}`);
-const program = compiled.program;
+const program = await compileBenchDesign(DESIGN);
 const histories = await loadHistories(HISTORY);
 const questions: QAItem[] = histories.flatMap((h) => h.qa).filter((q) => ['1', '2', '3', '4'].includes(q.category ?? ''));
-const warmRecords = JSON.parse(readFileSync(resolve('test/fixtures/designs/records-20.json'), 'utf8')) as SourceRecord[];
-const warmHistory: History = { id: 'warm', source: 'bench', format: 'jsonl', records: warmRecords, qa: [], unresolvedEvidence: [] };
-const warmQuestions: QAItem[] = ['What is the puppy called?', 'What bike was bought?', 'Where is the move?'].map((question, i) => ({
-  id: `w${i}`,
-  history: 'warm',
-  question,
-  answer: '',
-  answerType: 'text',
-  evidence: [],
-}));
+const warmQuestions = warmQuestionsFor(['What is the puppy called?', 'What bike was bought?', 'Where is the move?']);
 
 function freePort(): Promise<number> {
   return new Promise((ok, fail) => {

@@ -11,12 +11,8 @@ import { resolve } from 'node:path';
 import type { SourceRecord } from '../sandbox/contract.ts';
 import { loadHistories } from '../src/history/load.ts';
 import { createMemory } from '../src/runtime/create-memory.ts';
+import { flag } from './args.ts';
 
-const args = process.argv.slice(2);
-const flag = (name: string, fallback: string): string => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 && args[i + 1] ? args[i + 1]! : fallback;
-};
 const DESIGN = resolve(flag('design', 'seeds/base-bm25.ts'));
 const N = Number(flag('records', '1000'));
 const ROUNDS = Number(flag('rounds', '3'));

@@ -5,7 +5,7 @@
 import { resolve } from 'node:path';
 import { InputError } from '../errors.ts';
 import { loadHistories } from '../history/load.ts';
-import { QAItemSchema, type History } from '../history/record.ts';
+import { QAItemSchema, type History, type QAItem } from '../history/record.ts';
 import { unknownEvidenceWarnings } from '../history/warnings.ts';
 import { readJsonl } from '../util/jsonl.ts';
 import type { CliIO } from './io.ts';
@@ -16,11 +16,13 @@ export interface CommandHistoryOptions {
   strict: boolean;
   /** A questions or supervision file whose evidence ids are checked against the histories' records. */
   questions?: string | undefined;
+  /** The items of `questions` when the command has read them already (so the file is not read twice). */
+  items?: readonly QAItem[];
 }
 
-/** The histories with the warnings of a questions/supervision file added to those of the loaders. */
-export function withQuestionFileWarnings(histories: readonly History[], file: string): History[] {
-  const found = unknownEvidenceWarnings(histories, readJsonl(resolve(file), QAItemSchema), file);
+/** The histories with the warnings of a questions/supervision file (its `items`, read when not given) added to those of the loaders. */
+export function withQuestionFileWarnings(histories: readonly History[], file: string, items?: readonly QAItem[]): History[] {
+  const found = unknownEvidenceWarnings(histories, items ?? readJsonl(resolve(file), QAItemSchema), file);
   return histories.map((h) => {
     const w = found.get(h.id);
     return w ? { ...h, warnings: [...(h.warnings ?? []), w] } : h;
@@ -49,8 +51,22 @@ export function reportHistoryWarnings(histories: readonly History[], io: CliIO, 
 
 /** Loads a command's histories, adds the question file's warnings, and reports them (see {@link reportHistoryWarnings}). */
 export async function loadCommandHistories(source: string, io: CliIO, options: CommandHistoryOptions): Promise<History[]> {
+  return (await loadCommandInputs(source, io, options)).histories;
+}
+
+/**
+ * {@link loadCommandHistories}, also handing back the question file's items (read for its warnings) so the command
+ * does not read the file again; `items` is undefined without `questions`.
+ */
+export async function loadCommandInputs(
+  source: string,
+  io: CliIO,
+  options: CommandHistoryOptions,
+): Promise<{ histories: History[]; items: readonly QAItem[] | undefined }> {
   let histories = await loadHistories(source);
-  if (options.questions !== undefined) histories = withQuestionFileWarnings(histories, options.questions);
+  const file = options.questions;
+  const items = file === undefined ? undefined : (options.items ?? readJsonl(resolve(file), QAItemSchema));
+  if (file !== undefined) histories = withQuestionFileWarnings(histories, file, items);
   reportHistoryWarnings(histories, io, options.strict);
-  return histories;
+  return { histories, items };
 }

@@ -38,6 +38,8 @@ export interface CellRequest {
   feedback?: FeedbackMode;
 }
 
+const sortedById = (hs: readonly History[]): History[] => [...hs].sort((a, b) => a.id.localeCompare(b.id));
+
 export class BenchContext {
   readonly baseSource: string;
   readonly official: OfficialEvaluator;
@@ -49,7 +51,9 @@ export class BenchContext {
     readonly config: BenchConfig,
     readonly ws: Workspace,
     private readonly onEvent: (e: BenchEvent) => void = () => {},
+    preloaded: ReadonlyMap<BenchDataset, readonly History[]> = new Map(),
   ) {
+    for (const [dataset, hs] of preloaded) this.loaded.set(dataset, Promise.resolve(sortedById(hs)));
     this.baseSource = readFileSync(BASE_BM25_PATH, 'utf8');
     this.official = createOfficialEvaluator({
       cacheDir: ws.cacheDir,
@@ -86,7 +90,7 @@ export class BenchContext {
   histories(dataset: BenchDataset): Promise<History[]> {
     let h = this.loaded.get(dataset);
     if (!h) {
-      h = loadHistories(this.source(dataset)).then((hs) => [...hs].sort((a, b) => a.id.localeCompare(b.id)));
+      h = loadHistories(this.source(dataset)).then(sortedById);
       this.loaded.set(dataset, h);
     }
     return h;

@@ -14,7 +14,8 @@ import { runMainExperiment } from './tables/main.ts';
 import { runSupervisionExperiment } from './tables/supervision.ts';
 import { runTransferExperiment } from './tables/transfer.ts';
 import { experimentMarkdown, readmeMarkdown } from './markdown.ts';
-import { ExperimentResultSchema, type ExperimentName, type ExperimentResult } from './schemas.ts';
+import { ExperimentResultSchema, type BenchDataset, type ExperimentName, type ExperimentResult } from './schemas.ts';
+import type { History } from '../history/record.ts';
 import { openWorkspace } from './workspace.ts';
 
 const RUNNERS: Record<ExperimentName, (ctx: BenchContext) => Promise<ExperimentResult>> = {
@@ -34,22 +35,34 @@ export interface BenchReport {
   seconds: number;
 }
 
-/** Runs the bench. Each experiment's files are written as soon as it finishes; the README at the end. */
-export async function runBench(input: BenchConfigInput, onEvent?: (e: BenchEvent) => void): Promise<BenchReport> {
+/**
+ * Runs the bench. Each experiment's files are written as soon as it finishes; the README at the end.
+ * `histories`: data sets' histories the caller has loaded already (by dataset id), so they are not read again.
+ */
+export async function runBench(
+  input: BenchConfigInput,
+  onEvent?: (e: BenchEvent) => void,
+  histories?: ReadonlyMap<BenchDataset, readonly History[]>,
+): Promise<BenchReport> {
   const started = performance.now();
   const config = BenchConfigSchema.parse(input);
   // One bench per output folder: two would share (and `--fresh` would delete) each other's runs and cache.
   const lock = acquireRunLock(resolve(config.out), { command: 'bench' });
   try {
-    return await benchIn(config, started, onEvent);
+    return await benchIn(config, started, onEvent, histories);
   } finally {
     lock.release();
   }
 }
 
-async function benchIn(config: BenchConfig, started: number, onEvent?: (e: BenchEvent) => void): Promise<BenchReport> {
+async function benchIn(
+  config: BenchConfig,
+  started: number,
+  onEvent?: (e: BenchEvent) => void,
+  histories?: ReadonlyMap<BenchDataset, readonly History[]>,
+): Promise<BenchReport> {
   const ws = openWorkspace(config.out, { fresh: config.fresh });
-  const ctx = new BenchContext(config, ws, onEvent);
+  const ctx = new BenchContext(config, ws, onEvent, histories);
   const results: ExperimentResult[] = [];
   const files: string[] = [];
   let artefacts: string[] = [];

@@ -7,6 +7,7 @@ import { createEvalPool } from '../evaluate/evaluate.ts';
 import type { QueueStatus } from '../pool/queue-pool.ts';
 import { queueRunId } from '../pool/queue-wire.ts';
 import { loadHistories } from '../history/load.ts';
+import type { History } from '../history/record.ts';
 import { openLlmClient } from '../llm/client.ts';
 import type { LlmClient } from '../llm/types.ts';
 import { writeFileAtomic } from '../util/atomic-write.ts';
@@ -154,6 +155,8 @@ export interface CompareHooks {
   onQueueStatus?: (arm: ArmName, s: QueueStatus) => void;
   /** An LLM client shared by all arms; by default one is opened from the environment (none when offline). */
   llm?: LlmClient | null;
+  /** The histories of `history`, when the caller has loaded them already; by default they are loaded once here. */
+  histories?: History[];
 }
 
 /**
@@ -178,6 +181,8 @@ async function compareArms(options: CompareOptions, hooks: CompareHooks): Promis
   const out = resolve(options.out);
   const llm = options.offline ? null : hooks.llm !== undefined ? hooks.llm : openLlmClient();
   const arms: ArmName[] = options.control ? ['code', 'config', 'control'] : ['code', 'config'];
+  // Loaded once for every arm's search and the paired comparison below.
+  const histories = hooks.histories ?? (await loadHistories(options.history));
 
   const common: Omit<OptimizeConfigInput, 'seed'> = {
     history: options.history,
@@ -207,6 +212,7 @@ async function compareArms(options: CompareOptions, hooks: CompareHooks): Promis
         control: arm === 'control',
       },
       llm,
+      histories,
       ...(options.queue ? { queue: options.queue } : {}),
       ...(options.queue && hooks.onQueueStatus ? { onQueueStatus: (s: QueueStatus) => hooks.onQueueStatus!(arm, s) } : {}),
       ...(hooks.onEvent ? { onEvent: (e: SearchEvent) => hooks.onEvent!(arm, e) } : {}),
@@ -218,7 +224,6 @@ async function compareArms(options: CompareOptions, hooks: CompareHooks): Promis
 
   // Per-question fitness of each arm's best design, for the paired bootstrap. Each arm's own evaluation cache
   // holds these results already (runOptimize scored its best on val and test), so this re-pays nothing.
-  const histories = await loadHistories(options.history);
   const splits = loadSplits(options.supervision, histories, { limit: options.limit, testCategories: options.testCategories });
   const split: 'test' | 'val' = splits.test.some((q) => q.evidence.length > 0 || objective !== 'evidence') ? 'test' : 'val';
 

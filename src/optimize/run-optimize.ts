@@ -53,7 +53,7 @@ import {
   tokenBudget,
   wallTime,
 } from './strategies/index.ts';
-import type { StopCondition } from './strategies/types.ts';
+import type { AcceptanceRule, ParentSelector, StopCondition } from './strategies/types.ts';
 
 /** The optimizer's configuration, as given on the command line; stored in the manifest so `--resume` needs nothing else. */
 export const OptimizeConfigSchema = z.object({
@@ -152,6 +152,8 @@ export interface OptimizeOptions {
   queue?: string;
   /** With `queue`: its workers and queued groups, every second. */
   onQueueStatus?: (s: QueueStatus) => void;
+  /** The histories of the config's (or resumed manifest's) `history`, when the caller has loaded them already. */
+  histories?: History[];
 }
 
 /**
@@ -170,16 +172,16 @@ export async function runOptimize(options: OptimizeOptions): Promise<OptimizeRep
     const config = OptimizeConfigSchema.parse(resumed ? resumed.manifest.config : (options.config ?? {}));
     const llm = config.offline ? null : options.llm !== undefined ? options.llm : openLlmClient();
     const objective: Objective = config.objective ?? (llm?.hasRole('answerer') ? 'accuracy' : 'evidence');
-    const histories = await loadHistories(config.history);
+    const histories = options.histories ?? (await loadHistories(config.history));
     const splits = loadSplits(config.supervision, histories, config);
     const seedPath = resolve(config.seed);
     if (!existsSync(seedPath)) throw new InputError('E_NO_FILE', `${config.seed}: seed design not found`, { file: config.seed });
     const seedSource = readFileSync(seedPath, 'utf8');
     // Config search compiles through the config-space guard: a candidate may differ from the seed only in its knobs.
     const compile = config.space === 'config' ? configSpaceCompile(seedSource, (s) => compileDesign(s)) : (s: string) => compileDesign(s);
-    // Before the run folder exists: a bad spec must not leave a half-made run that blocks a corrected re-run.
-    parentSelectorFromSpec(config.select);
-    acceptanceFromSpec(config.accept);
+    // Built before the run folder exists: a bad spec must not leave a half-made run that blocks a corrected re-run.
+    const select = parentSelectorFromSpec(config.select);
+    const accept = acceptanceFromSpec(config.accept);
     let archive = resumed;
     if (!archive) {
       const seedCompiled = await compile(seedSource);
@@ -187,7 +189,7 @@ export async function runOptimize(options: OptimizeOptions): Promise<OptimizeRep
       lock = acquireRunLock(dir, { command: 'optimize' });
       archive = createRun(dir, config, objective, llm, seedSource);
     }
-    return await searchThenTest({ options, dir, archive, config, llm, objective, histories, splits, seedSource, compile });
+    return await searchThenTest({ options, dir, archive, config, llm, objective, histories, splits, seedSource, compile, select, accept });
   } finally {
     lock?.release();
   }
@@ -222,6 +224,8 @@ interface PreparedRun {
   splits: Record<QuestionSplit, QAItem[]>;
   seedSource: string;
   compile: (source: string) => ReturnType<typeof compileDesign>;
+  select: ParentSelector;
+  accept: AcceptanceRule;
 }
 
 /**
@@ -266,8 +270,8 @@ async function searchThenTest(r: PreparedRun): Promise<OptimizeReport> {
       evaluator: searchSplitsOnly(evaluator),
       elapsedBeforeMs,
       proposer,
-      select: parentSelectorFromSpec(config.select),
-      accept: acceptanceFromSpec(config.accept),
+      select: r.select,
+      accept: r.accept,
       stop: stopCondition(config, meter),
       compile: r.compile,
       objective,

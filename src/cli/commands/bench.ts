@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { count, LIMITS } from '../../config/run-options.ts';
 import { checkPaths, tablePathChecks } from '../check-paths.ts';
 import * as common from '../common-options.ts';
+import type { History } from '../../history/record.ts';
 import { loadCommandHistories } from '../history-warnings.ts';
 import { addOptions, optionTable, parseOptions, toNumber, type OptionsInput, type OptionsOf } from '../option-table.ts';
 
@@ -140,17 +141,22 @@ export async function runBenchCommand(input: OptionsInput<typeof BENCH_OPTIONS>,
   const f = parseOptions(BENCH_OPTIONS, input);
   checkPaths(tablePathChecks(BENCH_OPTIONS, f));
   const config = benchConfigFromFlags(f);
-  // The experiments load their data sets themselves; loading them here first puts their warnings (or the --strict
-  // refusal) before hours of work.
-  for (const d of config.datasets) await loadCommandHistories(d.source, io, { strict: f.strict });
+  // The data sets are loaded here so their warnings (or the --strict refusal) come before hours of work; the
+  // experiments reuse them.
+  const histories = new Map<BenchDataset, History[]>();
+  for (const d of config.datasets) histories.set(d.id, await loadCommandHistories(d.source, io, { strict: f.strict }));
   const started = performance.now();
   const queueLine = queueStatusLines();
-  const report = await runBench(config, (e) => {
-    // The queue reports every second: print only when its workers or waiting groups changed.
-    if (e.type === 'queue' && queueLine(e) === null) return;
-    const line = progressLine(e, (performance.now() - started) / 1000);
-    if (line && !f.json) io.err(`${line}\n`);
-  });
+  const report = await runBench(
+    config,
+    (e) => {
+      // The queue reports every second: print only when its workers or waiting groups changed.
+      if (e.type === 'queue' && queueLine(e) === null) return;
+      const line = progressLine(e, (performance.now() - started) / 1000);
+      if (line && !f.json) io.err(`${line}\n`);
+    },
+    histories,
+  );
   if (f.json) io.out(`${JSON.stringify({ seconds: report.seconds, files: report.files, results: report.results }, null, 2)}\n`);
   else
     io.out(

@@ -161,8 +161,8 @@ export async function runCompareCommand(input: OptionsInput<typeof COMPARE_OPTIO
     if (existsSync(join(dir, 'manifest.json')))
       throw new InputError('E_ARCHIVE_EXISTS', `--out ${out}: ${dir} already holds a run; choose another --out`, { file: dir });
   }
-  // runCompare loads the histories itself; loading them here first puts their warnings before any work.
-  await loadCommandHistories(f.history, io, { strict: f.strict, questions: f.supervision });
+  // Loaded here so their warnings come before any work; runCompare reuses them.
+  const histories = await loadCommandHistories(f.history, io, { strict: f.strict, questions: f.supervision });
   const quiet = Boolean(f.json);
   const onArm = (arm: ArmName, phase: 'start' | 'done') => {
     if (!quiet && phase === 'start') io.err(`── ${arm} ${arm === 'control' ? '(best-of-N, code space)' : 'search'} ──\n`);
@@ -178,7 +178,7 @@ export async function runCompareCommand(input: OptionsInput<typeof COMPARE_OPTIO
     const line = quiet ? null : queueLine(s);
     if (line) io.err(`${arm} ${line}\n`);
   };
-  const report = await runCompare(options, { onArm, onEvent, onQueueStatus });
+  const report = await runCompare(options, { onArm, onEvent, onQueueStatus, histories });
   if (f.json) {
     io.out(`${JSON.stringify(report, null, 2)}\n`);
     return report;

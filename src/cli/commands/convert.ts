@@ -31,7 +31,9 @@ export function register(program: Command, io: CliIO): void {
     const opts = parseOptions(CONVERT_OPTIONS, raw);
     checkPaths([{ flag: '<supervision>', value: file, role: 'file' }, ...tablePathChecks(CONVERT_OPTIONS, opts)]);
     const items = readJsonl(resolve(file), QAItemSchema);
-    const histories = opts.history ? await loadCommandHistories(opts.history, io, { strict: opts.strict, questions: file }) : undefined;
+    const histories = opts.history
+      ? await loadCommandHistories(opts.history, io, { strict: opts.strict, questions: file, items })
+      : undefined;
     if (opts.to === 'plain') {
       writeJsonl(resolve(opts.out), toPlain(items, histories), PlainItemSchema);
     } else {

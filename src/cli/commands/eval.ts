@@ -19,7 +19,7 @@ import { QuestionTraceSchema, traceForFile } from '../../scoring/trace-schema.ts
 import type { QuestionTrace } from '../../scoring/trace.ts';
 import { checkPaths, tablePathChecks } from '../check-paths.ts';
 import * as common from '../common-options.ts';
-import { loadCommandHistories } from '../history-warnings.ts';
+import { loadCommandInputs } from '../history-warnings.ts';
 import { addOptions, optionTable, parseOptions, type OptionsInput, type OptionsOf } from '../option-table.ts';
 
 /** `memsteer eval`'s options, each declared once (see option-table.ts). */
@@ -72,6 +72,8 @@ export function selectQuestions(
   questions: string,
   categories?: readonly string[],
   limit?: number,
+  /** The items of the `questions` file when already read. */
+  read?: readonly QAItem[],
 ): QAItem[] {
   let items: QAItem[];
   if (questions === 'official') {
@@ -84,7 +86,7 @@ export function selectQuestions(
     }
   } else {
     const ids = new Set(histories.map((h) => h.id));
-    items = readJsonl(resolve(questions), QAItemSchema).filter((q) => ids.has(q.history));
+    items = (read ?? readJsonl(resolve(questions), QAItemSchema)).filter((q) => ids.has(q.history));
     if (items.length === 0)
       throw new InputError(
         'E_NO_QUESTIONS',
@@ -177,7 +179,7 @@ export async function runEvalCommand(input: OptionsInput<typeof EVAL_OPTIONS>, i
   const { budget, limit, jobs } = opts;
   const ks = [1, 5, 10];
   // Histories (and their warnings, refused under --strict) come before the first piece of work.
-  const histories = await loadCommandHistories(opts.history, io, {
+  const { histories, items } = await loadCommandInputs(opts.history, io, {
     strict: opts.strict,
     questions: opts.questions === 'official' ? undefined : opts.questions,
   });
@@ -194,7 +196,7 @@ export async function runEvalCommand(input: OptionsInput<typeof EVAL_OPTIONS>, i
     );
   }
 
-  const questions = selectQuestions(histories, opts.questions, opts.categories, limit);
+  const questions = selectQuestions(histories, opts.questions, opts.categories, limit, items);
   const client = openLlmClient();
   const answerer = evalAnswererFrom(client);
   const scorer = evalScorerFrom(client);

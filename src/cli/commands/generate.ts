@@ -6,7 +6,7 @@ import { ConfigError, MemsteerError } from '../../errors.ts';
 import { QAItemSchema, type QAItem } from '../../history/record.ts';
 import { openLlmClient } from '../../llm/client.ts';
 import { writeFileAtomic } from '../../util/atomic-write.ts';
-import { readJsonl, writeJsonl } from '../../util/jsonl.ts';
+import { writeJsonl } from '../../util/jsonl.ts';
 import { generateSupervision } from '../../supervision/generate.ts';
 import { createLlmBlindReader } from '../../supervision/llm-generator.ts';
 import { QuestionType } from '../../supervision/plan.ts';
@@ -17,7 +17,7 @@ import type { CliIO } from '../io.ts';
 import { count, GenerateItems, LIMITS, ValShare } from '../../config/run-options.ts';
 import { checkPaths, tablePathChecks } from '../check-paths.ts';
 import * as common from '../common-options.ts';
-import { loadCommandHistories } from '../history-warnings.ts';
+import { loadCommandInputs } from '../history-warnings.ts';
 import { addOptions, optionTable, parseOptions, type OptionsInput, type OptionsOf } from '../option-table.ts';
 
 /** `memsteer generate`'s options, each declared once (see option-table.ts). */
@@ -103,9 +103,8 @@ export function register(program: Command, io: CliIO): void {
     .description('Generate question–answer–evidence supervision from a history (offline rule-based unless an LLM is configured)');
   addOptions(command, GENERATE_OPTIONS).action(async (raw: Record<string, unknown>) => {
     const flags = prepareGenerate(raw);
-    const histories = await loadCommandHistories(flags.history, io, { strict: flags.strict, questions: flags.quality });
-    if (flags.quality) {
-      const items = readJsonl(flags.quality, QAItemSchema);
+    const { histories, items } = await loadCommandInputs(flags.history, io, { strict: flags.strict, questions: flags.quality });
+    if (items) {
       const llm = flags.offline ? null : openLlmClient();
       // With a model for the reader role, answer support is judged by the LLM blind reader (the generator's own
       // recovery gate); evidence, clarity and premise stay programmatic checks either way.

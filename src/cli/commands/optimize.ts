@@ -199,10 +199,10 @@ export async function runOptimizeCommand(input: OptionsInput<typeof OPTIMIZE_OPT
   const f = parseOptions(OPTIMIZE_OPTIONS, input);
   const resume = f.resume !== undefined;
   const { out, config } = prepareOptimize(f);
-  // The search loads its histories itself; they are loaded here first so their warnings (or the --strict refusal)
-  // come before any work. A resumed run's inputs are those its manifest recorded.
+  // The histories are loaded here, before any work, so their warnings (or the --strict refusal) come first; the search
+  // reuses them. A resumed run's inputs are those its manifest recorded.
   const inputs = config ?? recordedInputs(out);
-  if (inputs) await loadCommandHistories(inputs.history, io, { strict: f.strict, questions: inputs.supervision });
+  const histories = inputs ? await loadCommandHistories(inputs.history, io, { strict: f.strict, questions: inputs.supervision }) : null;
   let line = '';
   const bar = io.interactive
     ? new cliProgress.SingleBar(
@@ -233,7 +233,7 @@ export async function runOptimizeCommand(input: OptionsInput<typeof OPTIMIZE_OPT
     const queue = f.queue
       ? { queue: f.queue, onQueueStatus: (s: QueueStatus) => bar?.update({ queue: `${s.workers} workers, ${s.waiting} queued` }) }
       : {};
-    report = await runOptimize({ out, resume, ...(config ? { config } : {}), onEvent, ...queue });
+    report = await runOptimize({ out, resume, ...(config ? { config } : {}), ...(histories ? { histories } : {}), onEvent, ...queue });
   } finally {
     bar?.stop();
   }
