@@ -133,7 +133,8 @@ export interface Bm25Index {
   search(query: string, k?: number): Hit[];
   /**
    * An index over this index's documents followed by `docs` (ids must be new), with the same options. Costs the new
-   * documents only, and answers exactly as `tools.bm25.index` over the whole list would. This index is unchanged.
+   * documents only, and answers exactly as `tools.bm25.index` over the whole list would. This index is unchanged,
+   * but only the last 1,000 indexes that `add` was called on stay searchable: keep the one `add` returns.
    */
   add(docs: ReadonlyArray<{ id: string; text: string }>): Bm25Index;
 }

@@ -275,14 +275,20 @@ function indexUnitsInto(index, units, from, what) {
 function newSnap() { return { n: 0, units: [], ids: [], sources: [], copies: [], textLen: [], time: [], chars: 0 }; }
 function unchangedPrefix(snap, units) {
   if (snap === null || units.length < snap.n) return false;
-  for (var j = 0; j < snap.n; j++) {
+  // Locals, and no calls in the loop: this runs over the whole memory at every add, so it must stay a tight loop.
+  var n = snap.n, su = snap.units, ids = snap.ids, ss = snap.sources, copies = snap.copies, lens = snap.textLen, times = snap.time;
+  for (var j = 0; j < n; j++) {
     var u = units[j];
-    if (u !== snap.units[j] || u.id !== snap.ids[j] || u.sources !== snap.sources[j] || u.time !== snap.time[j]) return false;
-    if (typeof u.text !== 'string' || u.text.length !== snap.textLen[j]) return false;
-    var c = snap.copies[j];
+    if (u !== su[j]) return false;
     var sources = u.sources;
-    if (!ArrayIsArray(sources) || sources.length !== c.length) return false;
-    for (var k = 0; k < c.length; k++) if (sources[k] !== c[k]) return false;
+    // The same array object as when validated, so still an array; its elements may have changed in place.
+    if (sources !== ss[j] || u.id !== ids[j] || u.time !== times[j]) return false;
+    var text = u.text;
+    if (typeof text !== 'string' || text.length !== lens[j]) return false;
+    var c = copies[j];
+    var m = c.length;
+    if (sources.length !== m) return false;
+    for (var k = 0; k < m; k++) if (sources[k] !== c[k]) return false;
   }
   return true;
 }
@@ -305,16 +311,45 @@ var validSnap = null;
 var growIndex = null;
 /** After an add that only appended units: how many there were before it (else -1). */
 var grewFrom = -1;
+/**
+ * True after an add that did not compare the units it found to their snapshot: comparing is O(memory), and an app
+ * adding one record at a time would pay it at every add. It is owed before anything reads the memory (settle).
+ */
+var prefixOwed = false;
+
+/** Pays the comparison an add left owed: units the design changed in place are validated and indexed again. */
+function settle() {
+  if (!prefixOwed) return;
+  prefixOwed = false;
+  if (memory === null || unchangedPrefix(validSnap, memory.units)) return;
+  validSnap = null;
+  try {
+    unitIndex = indexUnits(memory.units, 'memory');
+  } catch (e) {
+    // As after a failed add: the memory is in doubt, and no stage may read it until the next store.
+    memory = null;
+    if (e instanceof Malformed) throw new Malformed('after add: ' + e.message);
+    throw e;
+  }
+  validSnap = newSnap();
+  extendSnap(validSnap, memory.units);
+}
 
 function takeMemory(m, op) {
   if (!isObject(m) || !ArrayIsArray(m.units)) throw new Malformed(op + ' must return a Memory: { units: MemoryUnit[], state? }');
   var base = growIndex;
   growIndex = null;
   grewFrom = -1;
-  if (op === 'add' && base !== null && unchangedPrefix(validSnap, m.units)) {
-    unitIndex = indexUnitsInto(base, m.units, validSnap.n, 'memory');
-    grewFrom = validSnap.n;
+  var n = validSnap === null ? -1 : validSnap.n;
+  // An add that kept the units it found in place (the same objects up to the last one) is taken as appending; whether
+  // it changed any of them inside is checked once before the memory is next read (settle), not at every add.
+  var appended = op === 'add' && base !== null && n >= 0 && m.units.length >= n && (n === 0 || m.units[n - 1] === validSnap.units[n - 1]);
+  if (appended) {
+    unitIndex = indexUnitsInto(base, m.units, n, 'memory');
+    grewFrom = n;
+    prefixOwed = true;
   } else {
+    prefixOwed = false;
     validSnap = null;
     unitIndex = indexUnits(m.units, 'memory');
     validSnap = newSnap();
@@ -490,7 +525,8 @@ function finish(op, value) {
     if (op === 'add') {
       // The provenance delta rides along: an add is always followed by the host asking for it.
       var summary = takeMemory(value, op);
-      return encode(slice(summary, 0, summary.length - 1) + ',"delta":' + unitsDelta() + '}');
+      var owed = prefixOwed ? ',"unchecked":true' : '';
+      return encode(slice(summary, 0, summary.length - 1) + owed + ',"delta":' + unitsDelta() + '}');
     }
     if (op === 'retrieve') return encode(takeHits(value));
     return encode(takeContext(value));
@@ -507,6 +543,8 @@ function call(op, argJson) {
   pending = null;
   try {
     if (design === null) return 'Mthe design is not loaded';
+    // Reading the memory pays what the last adds owe first ('texts' only reads units an add just reported).
+    if (op === 'unitsDelta' || op === 'retrieve' || op === 'context') settle();
     if (op === 'unitsDelta') {
       // The host lost track (a failed reply): start over with every unit.
       if (argJson === 'full') reported = null;
@@ -522,6 +560,7 @@ function call(op, argJson) {
       for (var j = 0; j < arg.length; j++) setAdd(ids, arg[j].id);
       recordIds = ids;
       memory = null;
+      prefixOwed = false;
       unitIndex = null;
       reported = null;
       validSnap = null;

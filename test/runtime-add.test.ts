@@ -13,6 +13,7 @@ const records = JSON.parse(
 ) as SourceRecord[];
 const BASE = fileURLToPath(new URL('../seeds/base-bm25.ts', import.meta.url));
 const LATEST_ADD = fileURLToPath(new URL('./fixtures/eval-designs/latest-first-add.ts', import.meta.url));
+const THREAD_MERGE = fileURLToPath(new URL('./fixtures/eval-designs/thread-merge-add.ts', import.meta.url));
 const QUESTIONS = ['What is the puppy called?', 'Where is Ana moving?', 'What did Dr. Silva say about the knee?', 'road bike'];
 
 describe.each([
@@ -29,6 +30,19 @@ describe.each([
       expect(await single.search(q)).toEqual(await batch.search(q));
       expect(await single.search({ text: q, date: '2023-06-02' })).toEqual(await batch.search({ text: q, date: '2023-06-02' }));
     }
+    await batch.close();
+    await single.close();
+  });
+
+  it('credits what an add changed in place in older units, as a memory built in one batch does', async () => {
+    const batch = await createMemory({ design: THREAD_MERGE, sandbox });
+    const single = await createMemory({ design: THREAD_MERGE, sandbox });
+    await batch.add(records);
+    for (const r of records) await single.add([r]);
+    const whole = await batch.search('anything');
+    // Every record sits in its thread's unit, most of them merged into a unit after it was first reported.
+    expect(new Set(whole.evidence.map((e) => e.record)).size).toBe(records.length);
+    expect(await single.search('anything')).toEqual(whole);
     await batch.close();
     await single.close();
   });

@@ -20,6 +20,11 @@ export default {
   },
   add(memory: Memory, records: SourceRecord[]): Memory {
     if (records.some((r) => r.text === 'boom')) throw new Error('add failed on purpose');
+    // "retag <unit> <record>": change an older unit's sources in place while appending (not a new array).
+    for (const r of records.filter((x) => x.text.startsWith('retag '))) {
+      const [, unit, record] = r.text.split(' ');
+      memory.units.find((u) => u.id === unit)!.sources[0] = record!;
+    }
     const units = records.map(unitOf);
     const state = memory.state as { index: Bm25Index };
     state.index = state.index.add(units.map((u) => ({ id: u.id, text: u.text })));
@@ -87,6 +92,27 @@ describe('sandbox add stage', () => {
     // A new store starts over.
     expect((await s.store([R[0]!])).ok).toBe(true);
     expect(await units(s)).toEqual(['u:a<a']);
+    s.dispose();
+  });
+
+  it('an add that changes older units in place is caught before the memory is next read', async () => {
+    const s = await open(GROWING);
+    await s.store(R.slice(0, 3));
+    expect(await units(s)).toEqual(['u:a<a', 'u:b<b', 'u:c<c']);
+    // The add reports what it appended at once; whether it touched the older units is owed until the next read.
+    const added = await s.add([rec('f', 'retag u:a c')]);
+    expect(added).toMatchObject({ ok: true, value: { units: 4, unchecked: true } });
+    expect(added.ok && added.value.appended?.map((u) => u.id)).toEqual(['u:f']);
+    expect(await units(s)).toEqual(['u:a<c', 'u:b<b', 'u:c<c', 'u:f<f']);
+    // An older unit made invalid in place fails the next read, and leaves no memory until the next store.
+    expect((await s.add([rec('g', 'retag u:b nowhere')])).ok).toBe(true);
+    expect(await s.retrieve({ id: 'q', text: 'search lemon' })).toMatchObject({
+      ok: false,
+      failure: { kind: 'malformed', message: /after add: memory\.units\[1\]\.sources\[0\] = "nowhere" is not the id of a stored record/ },
+    });
+    expect(await s.retrieve({ id: 'q', text: 'search lemon' })).toMatchObject({ ok: false, failure: { message: /no memory/ } });
+    expect((await s.store(R)).ok).toBe(true);
+    expect(await units(s)).toHaveLength(5);
     s.dispose();
   });
 

@@ -62,6 +62,20 @@ describe('bm25 host index', () => {
 });
 
 describe('host tools metering', () => {
+  it('an index grown one document at a time past the handle limit keeps working; old versions are released', () => {
+    const tools = createHostTools();
+    tools.beginCall('add', Number.POSITIVE_INFINITY);
+    let at = tools.bm25Index(DOCS.slice(0, 1)).handle;
+    const first = at;
+    // More adds than the 10,000 handles a sandbox may hold: each add leaves the version it grew from behind.
+    for (let i = 0; i < 10_050; i++) at = tools.bm25Add(at, [{ id: `n${i}`, text: `note ${i} about the marathon` }]).handle;
+    expect(tools.bm25Search(at, 'golden retriever', 1).map((h) => h.unit)).toEqual(['a']);
+    expect(() => tools.bm25Search(first, 'golden', 1)).toThrow(/index handle 0 was released.*use the index bm25.add returned/);
+    // The last versions an add grew from stay searchable.
+    expect(tools.bm25Search(at - 1, 'note', 1)).toHaveLength(1);
+    tools.dispose();
+  });
+
   it('counts calls per tool, caps the log and counts drops', () => {
     const tools = createHostTools({ logMaxLines: 3, logMaxChars: 5 });
     tools.beginCall('q:1', Number.POSITIVE_INFINITY);

@@ -78,6 +78,20 @@ export class VerifiedMemory {
     if (changed.length > 0) this.#claimants = null;
   }
 
+  /**
+   * The memory after the design grew it with `added` records by appending `units` and changing none it had: costs the
+   * new units only. A unit id it already holds means the memory was not only appended to (use {@link grow}).
+   */
+  append(units: readonly UnitText[], added: readonly Pick<SourceRecord, 'id' | 'text'>[]): void {
+    for (const u of units) {
+      if (this.#units.has(u.id)) throw new Error(`append: unit ${u.id} is already held; the memory changed, use grow`);
+    }
+    this.#records.add(added);
+    for (const u of units) this.#units.set(u.id, u);
+    if (added.length > 0) for (const id of [...this.#failedClaims]) this.#forget(id);
+    if (units.length > 0) this.#claimants = null;
+  }
+
   #forget(unit: string): void {
     this.#checked.delete(unit);
     this.#failedClaims.delete(unit);

@@ -221,6 +221,17 @@ export interface StoreSummary {
   units: number;
   /** Sum of the units' text lengths. */
   textChars: number;
+  /**
+   * Set by `add` when the memory is the units it had before, unchanged, followed by these new ones: the host can then
+   * grow its view by them alone instead of reading every unit (a memory grown one record at a time stays O(new)).
+   */
+  appended?: UnitProvenance[];
+  /**
+   * Set by `add` when the units the memory had before were not compared to what was last reported (that costs the
+   * whole memory): `appended` is then what the add reported, and `memoryUnits()` also reports any unit the add changed
+   * in place. Read `memoryUnits()` before relying on the older units' provenance.
+   */
+  unchecked?: true;
 }
 
 /**

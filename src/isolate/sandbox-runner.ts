@@ -42,7 +42,7 @@ const UnitsDeltaSchema = z.object({
 });
 const TextsPageSchema = z.object({ texts: z.array(z.string()), next: z.number().int().positive().nullable() });
 const LoadedSchema = z.object({ add: z.boolean() });
-const AddSchema = StoreSchema.extend({ delta: UnitsDeltaSchema });
+const AddSchema = StoreSchema.extend({ delta: UnitsDeltaSchema, unchecked: z.literal(true).optional() });
 
 const EMPTY_METER: ToolMeter = { toolCalls: {}, log: [], logDropped: 0, llmTokens: { prompt: 0, completion: 0 }, bm25CacheHits: 0 };
 
@@ -186,9 +186,13 @@ class IsolateSandbox implements Sandbox {
     if (!r.ok) return r;
     const texts = await this.#readTexts(r.value.delta);
     if (!texts.ok) return { ...texts, ms: r.ms + texts.ms };
-    this.#applyDelta(r.value.delta, known, texts.value);
-    this.#unitsFresh = true;
-    return { ...r, ms: r.ms + texts.ms, value: { units: r.value.units, textChars: r.value.textChars } };
+    const applied = this.#applyDelta(r.value.delta, known, texts.value);
+    // An unchecked add has not compared the units it found: memoryUnits() asks, and learns what it changed in place.
+    this.#unitsFresh = r.value.unchecked !== true;
+    const value: StoreSummary = { units: r.value.units, textChars: r.value.textChars };
+    if (applied.appended) value.appended = applied.appended;
+    if (r.value.unchecked) value.unchecked = true;
+    return { ...r, ms: r.ms + texts.ms, value };
   }
 
   /** Only units new or changed since the last call cross the boundary; the host keeps the rest. */
@@ -203,7 +207,8 @@ class IsolateSandbox implements Sandbox {
     if (!r.ok) return r;
     const texts = await this.#readTexts(r.value);
     if (!texts.ok) return { ...texts, ms: r.ms + texts.ms };
-    return { ...r, ms: r.ms + texts.ms, value: this.#applyDelta(r.value, known, texts.value) };
+    this.#applyDelta(r.value, known, texts.value);
+    return { ...r, ms: r.ms + texts.ms, value: this.#list.slice() };
   }
 
   /**
@@ -228,12 +233,15 @@ class IsolateSandbox implements Sandbox {
     return { ok: true, value: texts, ...EMPTY_METER, toolCalls: {}, log: [], ms };
   }
 
-  /** Merges a provenance delta into what the host holds and returns the memory's provenance, in unit order. */
+  /**
+   * Merges a provenance delta into what the host holds (`#list` is then the memory's provenance, in unit order).
+   * `appended` is set when the delta only appended units to the ones held before.
+   */
   #applyDelta(
     delta: z.infer<typeof UnitsDeltaSchema>,
     known: Map<string, UnitProvenance> | null,
     texts: ReadonlyMap<string, string>,
-  ): UnitProvenance[] {
+  ): { appended: UnitProvenance[] | null } {
     const fresh = delta.full || !known;
     const units = fresh ? new Map<string, UnitProvenance>() : known;
     let order = fresh ? [] : this.#order;
@@ -254,7 +262,7 @@ class IsolateSandbox implements Sandbox {
     else this.#list = order.map((id) => units.get(id)!);
     this.#units = units;
     this.#order = order;
-    return this.#list.slice();
+    return { appended: appendOnly ? appended : null };
   }
 
   retrieve(question: Question): Promise<StageResult<Hit[]>> {

@@ -46,6 +46,8 @@ export class MemoryBuild {
   #sandbox: Sandbox | null = null;
   #memory = new VerifiedMemory([], []);
   #rebuilds = 0;
+  /** True after an unchecked add (StoreSummary.unchecked): the older units' provenance is read before answering. */
+  #unsettled = false;
   units = 0;
 
   private constructor(records: readonly SourceRecord[], setup: BuildSetup) {
@@ -85,11 +87,18 @@ export class MemoryBuild {
     };
     const stored = await sandbox.add(JSON.parse(JSON.stringify(added)) as SourceRecord[]);
     if (!stored.ok) return fail(stored.failure);
-    const units = await sandbox.memoryUnits();
-    if (!units.ok) return fail(units.failure);
+    const appended = stored.value.appended;
+    if (appended) {
+      this.#memory.append(appended, added);
+      // Settled at the next answer: a memory grown by many adds in a row pays for reading its whole provenance once.
+      if (stored.value.unchecked) this.#unsettled = true;
+    } else {
+      const units = await sandbox.memoryUnits();
+      if (!units.ok) return fail(units.failure);
+      this.#memory.grow(units.value, added);
+    }
     for (const r of added) this.records.push(r);
     this.units = stored.value.units;
-    this.#memory.grow(units.value, added);
     return { ok: true, value: this };
   }
 
@@ -111,6 +120,17 @@ export class MemoryBuild {
       if (failure) return { ok: false, failure };
     }
     const sandbox = this.#sandbox!;
+    if (this.#unsettled) {
+      const units = await sandbox.memoryUnits();
+      if (!units.ok) {
+        // The memory an add left is in doubt: the next answer stores the records again in a fresh sandbox.
+        sandbox.dispose();
+        this.#unsettled = false;
+        return { ok: false, failure: units.failure };
+      }
+      this.#memory.grow(units.value, []);
+      this.#unsettled = false;
+    }
     const retrieved = await sandbox.retrieve({ ...q });
     if (!retrieved.ok) return retrieved;
     // Only {unit, score} crosses the isolate boundary; the in-process path gets the same plain hits.
@@ -141,6 +161,7 @@ export class MemoryBuild {
 
   async #load(): Promise<StageFailure | null> {
     const { factory, program, limits } = this.#setup;
+    this.#unsettled = false;
     const created = await factory.createSandbox(program, this.#tools, limits);
     if (!created.ok) return created.failure;
     this.#sandbox = created.sandbox;

@@ -16,6 +16,11 @@ const DEFAULTS = {
 };
 /** Indexes one sandbox may hold handles to (a design indexing in a loop fails instead of filling the host). */
 const MAX_HANDLES = 10_000;
+/**
+ * Versions an index grown by `add` leaves behind that stay searchable. Past this many the oldest is released: an
+ * app adding one record at a time makes one version per add, and must not run into MAX_HANDLES after 10,000 adds.
+ */
+const MAX_SUPERSEDED = 1_000;
 /** Completion tokens reserved for an llm call that does not say its maxTokens. */
 const DEFAULT_COMPLETION_TOKENS = 512;
 const MAX_EMBED_TEXTS = 20_000;
@@ -50,7 +55,22 @@ function emptyMeter(): ToolMeter {
  */
 export function createHostTools(options: HostToolsOptions = {}): HostTools {
   const o = { ...DEFAULTS, ...stripUndefined(options) };
-  const handles: GrowingBm25[] = [];
+  const handles: Array<GrowingBm25 | null> = [];
+  /** Handles an `add` grew from, oldest first (released past MAX_SUPERSEDED); `released` counts the freed ones. */
+  const superseded: number[] = [];
+  let released = 0;
+  const live = (): number => handles.length - released;
+  const indexAt = (handle: number, what: string): GrowingBm25 => {
+    const index = handles[handle];
+    if (index === null) {
+      throw new Error(
+        `${what}: index handle ${handle} was released: only the last ${MAX_SUPERSEDED} versions an add grew from are kept; ` +
+          'use the index bm25.add returned',
+      );
+    }
+    if (!index) throw new Error(`${what}: unknown index handle`);
+    return index;
+  };
   let meter = emptyMeter();
   let deadline = Number.POSITIVE_INFINITY;
   let scope = '';
@@ -76,7 +96,7 @@ export function createHostTools(options: HostToolsOptions = {}): HostTools {
       tick('bm25.index');
       if (!Array.isArray(docs)) throw new Error('bm25.index: docs must be an array of {id, text}');
       if (docs.length > o.bm25MaxDocs) throw new Error(`bm25.index: ${docs.length} documents is over the ${o.bm25MaxDocs} limit`);
-      if (handles.length >= MAX_HANDLES)
+      if (live() >= MAX_HANDLES)
         throw new Error(
           `bm25.index: more than ${MAX_HANDLES} indexes in one sandbox; build an index once in store and keep it in memory.state`,
         );
@@ -89,24 +109,30 @@ export function createHostTools(options: HostToolsOptions = {}): HostTools {
 
     bm25Add(handle: number, docs: ReadonlyArray<{ id: string; text: string }>) {
       tick('bm25.add');
-      const index = handles[handle];
-      if (!index) throw new Error('bm25.add: unknown index handle');
+      const index = indexAt(handle, 'bm25.add');
       if (!Array.isArray(docs)) throw new Error('bm25.add: docs must be an array of {id, text}');
       if (index.size + docs.length > o.bm25MaxDocs)
         throw new Error(`bm25.add: ${index.size + docs.length} documents is over the ${o.bm25MaxDocs} limit`);
-      if (handles.length >= MAX_HANDLES)
+      if (live() >= MAX_HANDLES)
         throw new Error(`bm25.add: more than ${MAX_HANDLES} indexes in one sandbox; keep only the grown index in memory.state`);
       checkDocs(docs, 'bm25.add');
       const grown = extendBm25Index(index, docs);
       if (grown.cached) meter.bm25CacheHits += 1;
       handles.push(grown.index);
+      superseded.push(handle);
+      if (superseded.length > MAX_SUPERSEDED) {
+        const old = superseded.shift()!;
+        if (handles[old]) {
+          handles[old] = null;
+          released += 1;
+        }
+      }
       return { handle: handles.length - 1, size: grown.index.size };
     },
 
     bm25Search(handle: number, query: string, k = 10): Hit[] {
       tick('bm25.search');
-      const index = handles[handle];
-      if (!index) throw new Error('bm25.search: unknown index handle');
+      const index = indexAt(handle, 'bm25.search');
       if (typeof query !== 'string') throw new Error('bm25.search: query must be a string');
       return index.search(query, Number.isFinite(k) ? k : 10);
     },
@@ -203,6 +229,8 @@ export function createHostTools(options: HostToolsOptions = {}): HostTools {
 
     dispose() {
       handles.length = 0;
+      superseded.length = 0;
+      released = 0;
     },
   };
 }
