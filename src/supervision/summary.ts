@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CalibrationPartSchema } from './calibration.ts';
 
 /** Pipeline stages in order; kept-% is reported for each. */
 export const STAGES = ['plan', 'plan-checks', 'question', 'question-checks', 'audit', 'blind', 'dedupe'] as const;
@@ -34,6 +35,11 @@ export const GenerationSummarySchema = z.object({
    */
   failedBundles: Count.default(0),
   durationMs: z.number().nonnegative(),
+  /**
+   * This history's calibration against its official questions (src/supervision/calibration.ts); the seed's
+   * difficulty only when the run was asked for `--report`.
+   */
+  calibration: CalibrationPartSchema.optional(),
 });
 export type GenerationSummary = z.infer<typeof GenerationSummarySchema>;
 
