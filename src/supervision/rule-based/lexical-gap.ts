@@ -50,7 +50,7 @@ const RELATIONS =
   'sister|brother|mom|mother|mum|dad|father|husband|wife|son|daughter|partner|boyfriend|girlfriend|fiancé|fiance|fiancée|' +
   'best friend|friend|boss|colleague|coworker|co-worker|cousin|aunt|uncle|grandma|grandmother|grandpa|grandfather|niece|' +
   'nephew|roommate|neighbor|neighbour|manager|mentor|therapist|teacher|coach|kid|child';
-const RELATION_RE = new RegExp(`\\bmy (${RELATIONS}),? ([A-Z][a-z]+)\\b`, 'g');
+const RELATION_RE = new RegExp(`\\b[Mm]y (${RELATIONS}),? ([A-Z][a-z]+)\\b`, 'g');
 
 /**
  * People the history names by their relation to a speaker: "my sister Ana" said by Caroline makes Ana "Caroline's
@@ -137,6 +137,7 @@ export async function rephraseQuestion(
   let last = 0;
   let previous = '';
   let before = '';
+  let previousName = false;
   for (const m of question.matchAll(WORD)) {
     const word = m[0];
     const at = m.index;
@@ -151,7 +152,7 @@ export async function rephraseQuestion(
       const next = /^ ([\p{Ll}][\p{L}'’-]*)/u.exec(question.slice(at + word.length))?.[1];
       const modifier = next !== undefined && contentStems(next).size > 0;
       // A base-form verb slot: right after "did" or "to", or after "did <name>"; only there is a verb replaced.
-      const verbSlot = BASE_VERB_BEFORE.has(previous) || (ctx.keep.has(previous) && BASE_VERB_BEFORE.has(before));
+      const verbSlot = BASE_VERB_BEFORE.has(previous) || (previousName && BASE_VERB_BEFORE.has(before));
       const order: readonly LexPos[] = modifier ? ['adjective'] : verbSlot ? ['verb'] : ['noun', 'adjective'];
       for (const pos of order) {
         const sense = (await ctx.lexicon.senses(lower, pos))[0];
@@ -172,6 +173,7 @@ export async function rephraseQuestion(
     }
     before = previous;
     previous = lower;
+    previousName = at > 0 && (ctx.keep.has(lower) || /^\p{Lu}/u.test(word));
   }
   if (!changes.length) return undefined;
   parts.push(question.slice(last));
