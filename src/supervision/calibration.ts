@@ -6,6 +6,7 @@
 import { eng as ENGLISH_STOPWORDS } from 'stopword';
 import { z } from 'zod';
 import type { QAItem } from '../history/record.ts';
+import { STOPWORDS } from '../text/stopwords.ts';
 import { stem, tokenize } from '../text/text.ts';
 
 /** Question forms by first word; `yes-no` are the auxiliary openers of a polar question. */
@@ -15,9 +16,13 @@ export type QuestionForm = z.infer<typeof QuestionForm>;
 
 const YES_NO = new Set(['does', 'do', 'did', 'is', 'are', 'was', 'were', 'has', 'have', 'can', 'will']);
 
-/** Which stop-word list defines content words (recorded with every report, so figures stay comparable). */
-export const CONTENT_WORDS = 'stopword@3.1.5:eng';
-const STOP = new Set<string>(ENGLISH_STOPWORDS);
+/**
+ * Which stop words define content words (recorded with every report, so figures stay comparable): the `stopword`
+ * package's English list (108 words; it lacks pronouns such as "she") joined with the NLTK/SMART core list the
+ * designs' text tools use, so a content word is one a retriever would index.
+ */
+export const CONTENT_WORDS = 'stopword@3.1.5:eng+nltk-core';
+const STOP = new Set<string>([...ENGLISH_STOPWORDS, ...STOPWORDS]);
 
 /** The form of a question by its first word ("What …" → what, "Did …" → yes-no, "After …" → other). */
 export function questionForm(question: string): QuestionForm {

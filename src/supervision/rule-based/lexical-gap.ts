@@ -260,3 +260,24 @@ export function createLexicalGap(
     reader: createExpandingReader(reader, lexicon, speakers),
   };
 }
+
+/**
+ * The evidence words a question should not copy: the content words of the plan's quotes, minus names the history is
+ * about (`keep`, lower case) and the answer's own words. For the LLM questioner's lexical-gap request.
+ */
+export function wordsToAvoid(quotes: readonly string[], answer: string, keep: ReadonlySet<string>, max = 12): string[] {
+  const answerStems = contentStems(answer);
+  const out: string[] = [];
+  const seen = new Set<string>();
+  for (const m of quotes.join('\n').matchAll(WORD)) {
+    const word = m[0];
+    const lower = word.toLowerCase();
+    if (word !== lower || lower.length < 3 || keep.has(lower)) continue;
+    const stems = [...contentStems(lower)];
+    if (!stems.length || stems.some((s) => answerStems.has(s) || seen.has(s))) continue;
+    for (const s of stems) seen.add(s);
+    out.push(lower);
+    if (out.length >= max) break;
+  }
+  return out;
+}
