@@ -15,7 +15,7 @@ export const GenerationSummarySchema = z.object({
   mode: z.enum(['offline', 'llm']),
   /** The blind reader that gated the items. */
   reader: z.string(),
-  /** Prompt file versions used (LLM mode). */
+  /** Prompt file versions used (LLM mode), and the lexical-gap rules' version and share (both modes). */
   prompts: z.record(z.string(), z.string()),
   target: Count,
   kept: Count,
