@@ -199,11 +199,12 @@ export function createLlmProcessor(o: LlmProcessorOptions): BundleProcessor {
             names,
           )
         : [];
-      const avoidLine = avoid.length ? `\n\nWords to avoid (the evidence's own words): ${avoid.join(', ')}` : '';
+      // Before the plan, so the plan and the records stay the message's last two blocks.
+      const avoidLine = avoid.length ? `Words to avoid (the evidence's own words): ${avoid.join(', ')}\n\n` : '';
       const q = await call(
         o.llm,
         'questioner',
-        `Answer plan:\n${planForQuestioner(plan)}${avoidLine}\n\nRecords:\n${material}`,
+        `${avoidLine}Answer plan:\n${planForQuestioner(plan)}\n\nRecords:\n${material}`,
         QuestionReplySchema,
         'question',
         stats,
