@@ -84,11 +84,13 @@ export interface RephraseContext {
 }
 
 const WORD = /[\p{L}][\p{L}'’-]*/gu;
-// The templates' own phrasing ("talk about", "come up", "how many times"): not what the question is about.
+// The templates' own phrasing ("talk about", "come up", "how many times") and words that stand for no particular
+// thing ("ones", "stuff"): not what the question is about, and their WordNet senses are rarely the one meant.
 const FRAME = new Set(
   (
     'talk talked talking mention mentioned mentioning bring brought come came passed day days time times many much ' +
-    'conversation conversations session sessions say said tell told share shared reply replied ask asked right'
+    'conversation conversations session sessions say said tell told share shared reply replied ask asked right ' +
+    'one ones thing things stuff lot lots bit kind kinds way ways something anything everything'
   ).split(' '),
 );
 const BASE_VERB_BEFORE = new Set(['did', 'does', 'do', 'to', 'will', 'can', 'would']);
