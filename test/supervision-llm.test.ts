@@ -5,6 +5,11 @@ import type { History } from '../src/history/record.ts';
 import { createLlmClient } from '../src/llm/client.ts';
 import { loadLlmConfig } from '../src/llm/config.ts';
 import { generateSupervision } from '../src/supervision/generate.ts';
+import { buildRecordGraph } from '../src/supervision/record-graph.ts';
+import { sampleBundles } from '../src/supervision/bundles.ts';
+import { createLlmProcessor, gapAsked, LLM_GAP_SHARE } from '../src/supervision/llm-generator.ts';
+import { wordsToAvoid } from '../src/supervision/rule-based/lexical-gap.ts';
+import { emptyStats } from '../src/supervision/summary.ts';
 import { startOpenAiTestServer, type OpenAiTestServer } from './helpers/openai-test-server.ts';
 
 const records = JSON.parse(readFileSync(new URL('./fixtures/supervision/mini-history.json', import.meta.url), 'utf8')) as SourceRecord[];
@@ -103,7 +108,18 @@ describe('LLM generation pipeline against a scripted OpenAI-compatible server', 
     expect(summary.tokens.calls).toBe(4);
     expect(summary.tokens.prompt).toBeGreaterThan(0);
     expect(summary.tokens.promptPerKept).toBe(summary.tokens.prompt);
-    expect(summary.prompts).toEqual({ planner: 'planner@1', questioner: 'questioner@1', auditor: 'auditor@1', reader: 'reader@1' });
+    expect(summary.prompts).toEqual({
+      planner: 'planner@2',
+      questioner: 'questioner@2',
+      auditor: 'auditor@1',
+      reader: 'reader@1',
+      'lexical-gap': `lexical-gap@1 share ${LLM_GAP_SHARE}`,
+    });
+    // The questioner is asked to avoid the evidence's words exactly for the bundles the seeded draw picks.
+    const questionerPrompt = JSON.stringify(server.chatRequests()[1]!.body.messages);
+    const asked = gapAsked(String(item.meta!.bundle));
+    expect(questionerPrompt.includes('Words to avoid')).toBe(asked);
+    expect(item.checks!.lexicalGap !== undefined).toBe(asked);
     const roles = server.chatRequests().map((r) => roleOf(r.body));
     expect(roles).toEqual(['planner', 'questioner', 'auditor', 'reader']);
     // The blind reader sees the question and the records, never the plan.
@@ -157,5 +173,50 @@ describe('LLM generation pipeline against a scripted OpenAI-compatible server', 
     expect(failures).toBeGreaterThan(0);
     // one repair per call (schemaRepairs: 1): two requests for every failed planner call
     expect(server.chatRequests().length).toBe(failures * 2);
+  });
+
+  it('asks the questioner to avoid the evidence words of the plan when the bundle is drawn for the lexical gap', async () => {
+    script = good;
+    server.reset();
+    const config = loadLlmConfig(
+      {},
+      {
+        apiKey: 'test-key',
+        baseURL: server.baseURL,
+        models: { planner: 'test-model', questioner: 'test-model', auditor: 'test-model', reader: 'test-model' },
+        retries: 0,
+        schemaRepairs: 1,
+        cache: false,
+      },
+    );
+    const llm = createLlmClient(config, { sleep: async () => {} });
+    const graph = buildRecordGraph(records);
+    const [bundle] = sampleBundles(graph, { count: 1, tokenBudget: 4000, seed: 2 });
+    for (const gapShare of [1, 0]) {
+      server.reset();
+      const p = createLlmProcessor({ graph, llm, history: 'mini', gapShare });
+      const out = await p.process(bundle!, ['multi-hop'], emptyStats());
+      expect(out).toHaveLength(1);
+      const questioner = JSON.stringify(server.chatRequests()[1]!.body.messages);
+      if (gapShare === 1) {
+        expect(questioner).toContain("Words to avoid (the evidence's own words): finally, adopted, greyhound");
+        expect(out[0]!.checks.lexicalGap).toMatch(/^avoid: finally, adopted, greyhound/);
+      } else {
+        expect(questioner).not.toContain('Words to avoid');
+        expect(out[0]!.checks.lexicalGap).toBeUndefined();
+      }
+    }
+  });
+});
+
+describe('wordsToAvoid', () => {
+  it('lists the quotes’ content words once, without names, stop words or the answer’s words', () => {
+    expect(
+      wordsToAvoid(
+        ['I finally adopted a greyhound named Biscuit', 'she runs 5 miles with Evan every morning'],
+        '5 miles',
+        new Set(['evan']),
+      ),
+    ).toEqual(['finally', 'adopted', 'greyhound', 'named', 'runs', 'every', 'morning']);
   });
 });

@@ -177,6 +177,9 @@ describe('split and dedupe', () => {
 
 describe('prompts', () => {
   it('each role has a versioned prompt file', () => {
-    for (const role of ['planner', 'questioner', 'auditor', 'reader'] as const) expect(loadPrompt(role).version).toBe(`${role}@1`);
+    const versions = { planner: 2, questioner: 2, auditor: 1, reader: 1 } as const;
+    for (const [role, n] of Object.entries(versions) as Array<[keyof typeof versions, number]>) {
+      expect(loadPrompt(role).version).toBe(`${role}@${n}`);
+    }
   });
 });

@@ -11,6 +11,8 @@ import { PlannerReplySchema, type AnswerPlan, type QuestionType } from './plan.t
 import { loadPrompt, type PromptRole } from './prompts.ts';
 import { checkQuestion } from './question-checks.ts';
 import type { RecordGraph } from './record-graph.ts';
+import { createRng } from './rng.ts';
+import { LEXICAL_GAP, wordsToAvoid } from './rule-based/lexical-gap.ts';
 import { emptyStats, reject, type RunStats } from './summary.ts';
 
 /** The questioner's reply. */
@@ -121,6 +123,21 @@ export interface LlmProcessorOptions {
   history: string;
   /** Model name for the generator tag (`llm:<model>`); read from the client when it can tell. */
   model?: string;
+  /** Share of bundles whose questioner is asked to avoid the evidence's words (default {@link LLM_GAP_SHARE}). */
+  gapShare?: number;
+}
+
+/**
+ * Share of LLM questions asked with a list of the evidence's words to avoid. The questioner prompt already asks
+ * for questions in other words than the records'; the explicit list pushes a share of items across the gap, as
+ * the offline generator's rephrasing does. Not calibrated against a model yet: calibrate it on the development
+ * histories with `generate --report`.
+ */
+export const LLM_GAP_SHARE = 0.5;
+
+/** Whether a bundle's questioner gets the words to avoid: a draw from the bundle's own stream (ids follow the seed). */
+export function gapAsked(bundleId: string, share: number = LLM_GAP_SHARE): boolean {
+  return createRng(`${bundleId}:${LEXICAL_GAP}`).next() < share;
 }
 
 /**
@@ -133,7 +150,14 @@ export function createLlmProcessor(o: LlmProcessorOptions): BundleProcessor {
   const withModel = o.llm as LlmClient & { modelFor?: (role: LlmRole) => string | undefined };
   const model = o.model ?? withModel.modelFor?.('planner') ?? 'model';
   const reader = createLlmBlindReader(o.llm, `llm:${withModel.modelFor?.('reader') ?? model}`);
-  const prompts = Object.fromEntries((['planner', 'questioner', 'auditor', 'reader'] as const).map((r) => [r, loadPrompt(r).version]));
+  const gapShare = o.gapShare ?? LLM_GAP_SHARE;
+  const prompts: Record<string, string> = {
+    ...Object.fromEntries((['planner', 'questioner', 'auditor', 'reader'] as const).map((r) => [r, loadPrompt(r).version])),
+    'lexical-gap': `${LEXICAL_GAP} share ${gapShare}`,
+  };
+  // Names the history is about stay in questions: never on the list of words to avoid.
+  const names = new Set<string>();
+  for (const r of o.graph.records) for (const part of (r.speaker ?? '').toLowerCase().split(/\s+/)) if (part) names.add(part);
   return {
     generator: `llm:${model}`,
     reader: reader.name,
@@ -168,10 +192,19 @@ export function createLlmProcessor(o: LlmProcessorOptions): BundleProcessor {
       const plan = pc.plan;
 
       stats.stages.question.in++;
+      const avoid = gapAsked(bundle.id, gapShare)
+        ? wordsToAvoid(
+            plan.facts.map((f) => f.quote),
+            plan.answer,
+            names,
+          )
+        : [];
+      // Before the plan, so the plan and the records stay the message's last two blocks.
+      const avoidLine = avoid.length ? `Words to avoid (the evidence's own words): ${avoid.join(', ')}\n\n` : '';
       const q = await call(
         o.llm,
         'questioner',
-        `Answer plan:\n${planForQuestioner(plan)}\n\nRecords:\n${material}`,
+        `${avoidLine}Answer plan:\n${planForQuestioner(plan)}\n\nRecords:\n${material}`,
         QuestionReplySchema,
         'question',
         stats,
@@ -244,6 +277,7 @@ export function createLlmProcessor(o: LlmProcessorOptions): BundleProcessor {
             blindReader: reader.name,
             blindAnswer: reading.answer,
             bundleRecords: members.size,
+            ...(avoid.length ? { lexicalGap: `avoid: ${avoid.join(', ')}` } : {}),
           },
         },
       ];

@@ -1,6 +1,6 @@
 import type { SourceRecord } from '../../sandbox/contract.ts';
 import type { Evidence } from '../history/record.ts';
-import type { BlindReader } from './blind-recovery.ts';
+import type { BlindReader, BlindReading } from './blind-recovery.ts';
 import { checkBlindReading } from './blind-recovery.ts';
 import type { Bundle } from './bundles.ts';
 import type { AcceptedItem, BundleProcessor } from './candidate.ts';
@@ -11,6 +11,7 @@ import type { RecordGraph } from './record-graph.ts';
 import { createRng } from './rng.ts';
 import { askedKeys } from './rule-based/contextual.ts';
 import { RULE_BASED_GENERATOR, ruleCandidate } from './rule-based/generator.ts';
+import { createLexicalGap, LEXICAL_GAP, type LexicalGapOptions, type Rephrasing } from './rule-based/lexical-gap.ts';
 import type { RuleContext } from './rule-based/templates.ts';
 import { locateQuote, verifySpan } from './spans.ts';
 import { reject, type RunStats } from './summary.ts';
@@ -29,6 +30,8 @@ export interface OfflineProcessorOptions {
   perBundle?: number;
   /** False: no plan checks, question checks or blind reading (the supervision ablation's unchecked arm). Default true. */
   checks?: boolean;
+  /** Rephrasing a share of questions away from their evidence's words (rule-based/lexical-gap.ts); false: none. */
+  lexicalGap?: LexicalGapOptions | false;
 }
 
 /**
@@ -41,10 +44,14 @@ export function createOfflineProcessor(o: OfflineProcessorOptions): BundleProces
   const byId = new Map<string, SourceRecord>(o.graph.records.map((r) => [r.id, r]));
   const asked = askedKeys(o.ctx);
   let askedBefore = asked.size;
+  // Unchecked items have no blind gate, and a rephrased question is only kept when the gate recovers its answer.
+  const gap =
+    o.checks === false || o.lexicalGap === false ? undefined : createLexicalGap(o.graph.records, o.ctx.speakers, o.reader, o.lexicalGap);
   return {
     generator: RULE_BASED_GENERATOR,
     reader: o.reader.name,
-    prompts: {},
+    // The rephrasing rules' version is part of what made the items (and of the resume journal's run key).
+    prompts: gap ? { 'lexical-gap': `${LEXICAL_GAP} share ${gap.share}` } : {},
     memoSince() {
       // a Set iterates in insertion order: the keys past the old size are this bundle's
       return [...asked].slice(askedBefore);
@@ -57,6 +64,8 @@ export function createOfflineProcessor(o: OfflineProcessorOptions): BundleProces
       askedBefore = asked.size;
       const out: AcceptedItem[] = [];
       const rng = createRng(`${o.seed}:${bundle.id}`);
+      // Its own stream: rephrasing draws must not shift the templates' choices.
+      const gapRng = createRng(`${o.seed}:${bundle.id}:gap`);
       for (const type of types) {
         if (out.length >= perBundle) break;
         stats.stages.plan.in++;
@@ -107,29 +116,52 @@ export function createOfflineProcessor(o: OfflineProcessorOptions): BundleProces
         stats.stages['plan-checks'].out++;
         stats.stages.question.in++;
         stats.stages.question.out++;
-        stats.stages['question-checks'].in++;
-        const qc = checkQuestion(cand.question, cand.plan.answer, cand.plan.answerType, members);
-        if (!qc.ok) {
-          reject(stats, qc.reason);
-          continue;
-        }
-        stats.stages['question-checks'].out++;
-        stats.stages.blind.in++;
         const records = [...members].map((id) => byId.get(id)!).sort((a, b) => o.graph.index.get(a.id)! - o.graph.index.get(b.id)!);
-        const reading = await o.reader.read({ question: cand.question, answerType: cand.plan.answerType, records });
-        const bc = checkBlindReading(reading, {
-          answer: cand.plan.answer,
-          answerType: cand.plan.answerType,
-          evidenceRecords: [...new Set(pc.evidence.map((e) => e.record))],
-        });
-        if (!bc.ok) {
-          reject(stats, bc.reason);
-          continue;
+        const evidenceRecords = [...new Set(pc.evidence.map((e) => e.record))];
+        // The question checks and blind recovery; `count` books the stages (a rejected rephrasing is not a candidate).
+        const gate = async (question: string, reader: BlindReader, count: boolean) => {
+          if (count) stats.stages['question-checks'].in++;
+          const qc = checkQuestion(question, cand.plan.answer, cand.plan.answerType, members);
+          if (!qc.ok) return qc;
+          if (count) {
+            stats.stages['question-checks'].out++;
+            stats.stages.blind.in++;
+          }
+          const reading = await reader.read({ question, answerType: cand.plan.answerType, records });
+          const bc = checkBlindReading(reading, { answer: cand.plan.answer, answerType: cand.plan.answerType, evidenceRecords });
+          if (!bc.ok) return bc;
+          if (count) stats.stages.blind.out++;
+          return { ok: true as const, reading };
+        };
+        // A share of questions is first tried rephrased away from the evidence's words; it is kept only when it
+        // passes the same question checks and the blind reader still recovers the answer, else the original is tried.
+        let question = cand.question;
+        let rephrased: Rephrasing | undefined;
+        let reading: BlindReading | undefined;
+        if (gap && gapRng.next() < gap.share) {
+          const r = await gap.rephrase(cand.question, cand.plan.answer, evidenceRecords, gapRng);
+          const g = r && (await gate(r.question, gap.reader, false));
+          if (g?.ok) {
+            question = r!.question;
+            reading = g.reading;
+            rephrased = r;
+            for (const st of ['question-checks', 'blind'] as const) {
+              stats.stages[st].in++;
+              stats.stages[st].out++;
+            }
+          } else if (g) reject(stats, `gap:${g.reason}`);
         }
-        stats.stages.blind.out++;
+        if (!reading) {
+          const g = await gate(cand.question, o.reader, true);
+          if (!g.ok) {
+            reject(stats, g.reason);
+            continue;
+          }
+          reading = g.reading;
+        }
         out.push({
           type: cand.type,
-          question: cand.question,
+          question,
           plan: pc.plan,
           evidence: pc.evidence,
           checks: {
@@ -138,8 +170,14 @@ export function createOfflineProcessor(o: OfflineProcessorOptions): BundleProces
             spansVerified: true,
             questionChecks: 'pass',
             audit: 'not-run:offline',
-            blindReader: o.reader.name,
+            blindReader: rephrased ? gap!.reader.name : o.reader.name,
             blindAnswer: reading.answer,
+            ...(rephrased
+              ? {
+                  lexicalGap: rephrased.changes.map((c) => `${c.how}: ${c.from} → ${c.to}`).join('; '),
+                  originalQuestion: cand.question,
+                }
+              : {}),
             bundleRecords: members.size,
             bundleExtendedBy: extra.length,
           },

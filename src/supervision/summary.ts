@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CalibrationPartSchema } from './calibration.ts';
 
 /** Pipeline stages in order; kept-% is reported for each. */
 export const STAGES = ['plan', 'plan-checks', 'question', 'question-checks', 'audit', 'blind', 'dedupe'] as const;
@@ -14,7 +15,7 @@ export const GenerationSummarySchema = z.object({
   mode: z.enum(['offline', 'llm']),
   /** The blind reader that gated the items. */
   reader: z.string(),
-  /** Prompt file versions used (LLM mode). */
+  /** Prompt file versions used (LLM mode), and the lexical-gap rules' version and share (both modes). */
   prompts: z.record(z.string(), z.string()),
   target: Count,
   kept: Count,
@@ -34,6 +35,11 @@ export const GenerationSummarySchema = z.object({
    */
   failedBundles: Count.default(0),
   durationMs: z.number().nonnegative(),
+  /**
+   * This history's calibration against its official questions (src/supervision/calibration.ts); the seed's
+   * difficulty only when the run was asked for `--report`.
+   */
+  calibration: CalibrationPartSchema.optional(),
 });
 export type GenerationSummary = z.infer<typeof GenerationSummarySchema>;
 

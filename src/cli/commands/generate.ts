@@ -12,7 +12,9 @@ import { createLlmBlindReader } from '../../supervision/llm-generator.ts';
 import { QuestionType } from '../../supervision/plan.ts';
 import { progressPath } from '../../supervision/progress-store.ts';
 import { scoreSupervision, QualityReportSchema } from '../../supervision/quality.ts';
+import { CalibrationReportSchema } from '../../supervision/calibration.ts';
 import { GenerationSummarySchema, type GenerationSummary } from '../../supervision/summary.ts';
+import { calibrationReport, calibrationTable, seedContextRecall } from './generate-report.ts';
 import type { CliIO } from '../io.ts';
 import { count, GenerateItems, LIMITS, ValShare } from '../../config/run-options.ts';
 import { checkPaths, tablePathChecks } from '../check-paths.ts';
@@ -49,6 +51,13 @@ export const GENERATE_OPTIONS = optionTable({
     schema: z.string().min(1).optional(),
     path: 'file',
   },
+  report: {
+    flags: '--report',
+    description:
+      'also report calibration against the official questions: question forms, lexical gap, evidence counts, seed difficulty ' +
+      '(written to <out>.calibration.json)',
+    schema: z.boolean().default(false),
+  },
   strict: common.strict,
   json: { ...common.json, description: 'print the summary as JSON' },
 });
@@ -64,9 +73,15 @@ export function prepareGenerate(input: OptionsInput<typeof GENERATE_OPTIONS>): G
   if (f.out && !f.quality) {
     checks.push({ flag: '--out', value: `${f.out}.summary.json`, role: 'out-file' });
     checks.push({ flag: '--out', value: progressPath(f.out), role: 'out-file' });
+    if (f.report) checks.push({ flag: '--out', value: calibrationPath(f.out), role: 'out-file' });
   }
   checkPaths(f.quality ? checks.filter((c) => c.flag !== '--out') : checks);
   return f;
+}
+
+/** Where `--report` writes the calibration report of a generated set. */
+export function calibrationPath(out: string): string {
+  return `${out}.calibration.json`;
 }
 
 // Tables go to files and pipes as often as to terminals: no colour codes.
@@ -110,11 +125,12 @@ export function register(program: Command, io: CliIO): void {
       // recovery gate); evidence, clarity and premise stay programmatic checks either way.
       const reader = llm?.hasRole('reader') ? createLlmBlindReader(llm) : undefined;
       const report = QualityReportSchema.parse(await scoreSupervision(items, histories, reader));
-      if (flags.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
+      const calibration = flags.report ? calibrationReport(histories, items, await seedContextRecall(histories, items)) : undefined;
+      if (flags.json) io.out(`${JSON.stringify(calibration ? { quality: report, calibration } : report, null, 2)}\n`);
       else {
         const t = new Table({ head: ['check', 'pass rate'], style: PLAIN });
         for (const [k, v] of Object.entries(report.rates)) t.push([k, `${(v * 100).toFixed(1)}%`]);
-        io.out(`${report.items} items, ${report.method}\n${t.toString()}\n`);
+        io.out(`${report.items} items, ${report.method}\n${t.toString()}\n${calibration ? `${calibrationTable(calibration)}\n` : ''}`);
       }
       return;
     }
@@ -162,8 +178,21 @@ export function register(program: Command, io: CliIO): void {
       );
     }
     writeJsonl(out, all, QAItemSchema);
+    // The form mix and lexical gap are cheap and always recorded; the seed's difficulty costs an evaluation: --report.
+    const calibration = calibrationReport(histories, all, flags.report ? await seedContextRecall(histories, all) : undefined);
+    for (const s of summaries) {
+      const part = calibration.byHistory.find((p) => p.histories[0] === s.history);
+      if (part) s.calibration = part;
+    }
     writeFileAtomic(`${out}.summary.json`, `${JSON.stringify(z.array(GenerationSummarySchema).parse(summaries), null, 2)}\n`);
-    if (flags.json) io.out(`${JSON.stringify(summaries.length === 1 ? summaries[0] : summaries, null, 2)}\n`);
-    else io.out(`${summaries.map(summaryTable).join('\n\n')}\nwrote ${all.length} items to ${out}\n`);
+    if (flags.report) writeFileAtomic(calibrationPath(out), `${JSON.stringify(CalibrationReportSchema.parse(calibration), null, 2)}\n`);
+    const summaryJson = summaries.length === 1 ? summaries[0] : summaries;
+    if (flags.json) io.out(`${JSON.stringify(flags.report ? { summary: summaryJson, calibration } : summaryJson, null, 2)}\n`);
+    else {
+      io.out(
+        `${summaries.map(summaryTable).join('\n\n')}\n${flags.report ? `${calibrationTable(calibration)}\n` : ''}` +
+          `wrote ${all.length} items to ${out}\n`,
+      );
+    }
   });
 }

@@ -1,0 +1,254 @@
+/**
+ * How generated supervision compares with the questions people ask of the same histories: the question-form mix,
+ * the lexical gap to the evidence, how many records an answer rests on, and how hard the seed design finds each set.
+ * Pure: the caller loads histories and (optionally) scores the seed design; nothing here reads files or runs designs.
+ */
+import { eng as ENGLISH_STOPWORDS } from 'stopword';
+import { z } from 'zod';
+import type { QAItem } from '../history/record.ts';
+import { STOPWORDS } from '../text/stopwords.ts';
+import { stem, tokenize } from '../text/text.ts';
+
+/** Question forms by first word; `yes-no` are the auxiliary openers of a polar question. */
+export const QUESTION_FORMS = ['what', 'when', 'how', 'who', 'where', 'which', 'why', 'yes-no', 'other'] as const;
+export const QuestionForm = z.enum(QUESTION_FORMS);
+export type QuestionForm = z.infer<typeof QuestionForm>;
+
+const YES_NO = new Set(['does', 'do', 'did', 'is', 'are', 'was', 'were', 'has', 'have', 'can', 'will']);
+
+/**
+ * Which stop words define content words (recorded with every report, so figures stay comparable): the `stopword`
+ * package's English list (108 words; it lacks pronouns such as "she") joined with the NLTK/SMART core list the
+ * designs' text tools use, so a content word is one a retriever would index.
+ */
+export const CONTENT_WORDS = 'stopword@3.1.5:eng+nltk-core';
+const STOP = new Set<string>([...ENGLISH_STOPWORDS, ...STOPWORDS]);
+
+/** The form of a question by its first word ("What …" → what, "Did …" → yes-no, "After …" → other). */
+export function questionForm(question: string): QuestionForm {
+  const first = tokenize(question)[0] ?? '';
+  if (YES_NO.has(first)) return 'yes-no';
+  return (QUESTION_FORMS as readonly string[]).includes(first) && first !== 'yes-no' && first !== 'other'
+    ? (first as QuestionForm)
+    : 'other';
+}
+
+/**
+ * Stems of a text's content words: tokens that are not stop words and longer than one character. Stemmed, so an
+ * inflection ("paint" / "painting") is no lexical gap: only a different word is.
+ */
+export function contentStems(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const t of tokenize(text)) {
+    const w = t.replace('’', "'");
+    if (w.length < 2 || STOP.has(w)) continue;
+    out.add(stem(w));
+  }
+  return out;
+}
+
+/** Whether a question shares no content word with a text. */
+export function noContentOverlap(question: string, text: string): boolean {
+  const ev = contentStems(text);
+  for (const s of contentStems(question)) if (ev.has(s)) return false;
+  return true;
+}
+
+const Share = z.number().min(0).max(1);
+const Count = z.number().int().nonnegative();
+/** Evidence records per item: 0, 1, 2, 3, 4 or more. */
+export const EVIDENCE_BUCKETS = ['0', '1', '2', '3', '4+'] as const;
+
+/** What one question set looks like. */
+export const SetStatsSchema = z.object({
+  items: Count,
+  /** Share of items per question form (sums to 1 when there are items). */
+  forms: z.record(QuestionForm, Share),
+  /** Items whose evidence resolves to at least one record's text: the denominator of `noOverlapShare`. */
+  withEvidence: Count,
+  /** Share of those items sharing no content word with their evidence records' text. */
+  noOverlapShare: Share.nullable(),
+  /** Items per count of distinct evidence records. */
+  evidenceCounts: z.record(z.enum(EVIDENCE_BUCKETS), Count),
+  meanEvidence: z.number().nonnegative(),
+});
+export type SetStats = z.infer<typeof SetStatsSchema>;
+
+/** The seed design's context recall on the generated validation split and on the official questions. */
+export const SeedDifficultySchema = z.object({
+  design: z.string(),
+  /** Mean context recall over generated validation items with evidence (null: none scored). */
+  generatedVal: Share.nullable(),
+  generatedScored: Count,
+  official: Share.nullable(),
+  officialScored: Count,
+  /** generatedVal − official: how much easier the generated questions are for the seed. */
+  gap: z.number().nullable(),
+});
+export type SeedDifficulty = z.infer<typeof SeedDifficultySchema>;
+
+/** Calibration of one group of histories (one history, the development ones, the held-out ones, all). */
+export const CalibrationPartSchema = z.object({
+  histories: z.array(z.string()),
+  generated: SetStatsSchema,
+  official: SetStatsSchema.nullable(),
+  /** Total variation distance between the generated and official form mixes (0 same, 1 disjoint). */
+  formDistance: z.number().min(0).max(1).nullable(),
+  /** Generated minus official no-overlap share. */
+  noOverlapGap: z.number().nullable(),
+  seed: SeedDifficultySchema.nullable(),
+});
+export type CalibrationPart = z.infer<typeof CalibrationPartSchema>;
+
+/** The calibration report of a generated supervision set (`memsteer generate --report`). */
+export const CalibrationReportSchema = z.object({
+  contentWords: z.string(),
+  /** Development histories (src/experiments/dev-subsets.ts) and the others apart; null when a group is empty. */
+  dev: CalibrationPartSchema.nullable(),
+  heldout: CalibrationPartSchema.nullable(),
+  all: CalibrationPartSchema,
+  byHistory: z.array(CalibrationPartSchema),
+});
+export type CalibrationReport = z.infer<typeof CalibrationReportSchema>;
+
+/** One history's material for the report. */
+export interface CalibrationInput {
+  id: string;
+  /** Text of a record by id (undefined for an unknown id). */
+  recordText: (id: string) => string | undefined;
+  generated: readonly QAItem[];
+  /** The history's official questions; empty when it has none. */
+  official: readonly QAItem[];
+}
+
+/** Per-item context recall of the seed design, keyed by {@link seedKey} (items without evidence have none). */
+export interface SeedScores {
+  design: string;
+  contextRecall: ReadonlyMap<string, number>;
+}
+
+/** The key of an item's seed score: official ids repeat across histories, so the history is part of it. */
+export function seedKey(item: Pick<QAItem, 'history' | 'id'>): string {
+  return `${item.history}\u0000${item.id}`;
+}
+
+/** Statistics of one question set; `recordText` resolves evidence ids. */
+export function setStats(items: readonly QAItem[], recordText: (id: string) => string | undefined): SetStats {
+  const forms = Object.fromEntries(QUESTION_FORMS.map((f) => [f, 0])) as Record<QuestionForm, number>;
+  const evidenceCounts = Object.fromEntries(EVIDENCE_BUCKETS.map((b) => [b, 0])) as SetStats['evidenceCounts'];
+  let withEvidence = 0;
+  let noOverlap = 0;
+  let evidenceTotal = 0;
+  for (const it of items) {
+    forms[questionForm(it.question)]++;
+    const ids = [...new Set(it.evidence.map((e) => e.record))];
+    evidenceTotal += ids.length;
+    evidenceCounts[ids.length >= 4 ? '4+' : (String(ids.length) as '0' | '1' | '2' | '3')]++;
+    const texts = ids.map(recordText).filter((t): t is string => t !== undefined);
+    if (!texts.length) continue;
+    withEvidence++;
+    if (noContentOverlap(it.question, texts.join('\n'))) noOverlap++;
+  }
+  const n = items.length;
+  return {
+    items: n,
+    forms: Object.fromEntries(QUESTION_FORMS.map((f) => [f, n ? forms[f] / n : 0])) as SetStats['forms'],
+    withEvidence,
+    noOverlapShare: withEvidence ? noOverlap / withEvidence : null,
+    evidenceCounts,
+    meanEvidence: n ? evidenceTotal / n : 0,
+  };
+}
+
+/** Total variation distance between two form mixes: half the sum of absolute differences. */
+export function formDistance(a: SetStats['forms'], b: SetStats['forms']): number {
+  let d = 0;
+  for (const f of QUESTION_FORMS) d += Math.abs((a[f] ?? 0) - (b[f] ?? 0));
+  return Math.min(1, d / 2);
+}
+
+function meanOf(items: readonly QAItem[], scores: ReadonlyMap<string, number>): { mean: number | null; n: number } {
+  let sum = 0;
+  let n = 0;
+  for (const it of items) {
+    const s = scores.get(seedKey(it));
+    if (s === undefined) continue;
+    sum += s;
+    n++;
+  }
+  return { mean: n ? sum / n : null, n };
+}
+
+function part(inputs: readonly CalibrationInput[], seed: SeedScores | undefined): CalibrationPart {
+  const generated = pooledByHistory(inputs, (h) => h.generated);
+  const officialItems = inputs.flatMap((h) => h.official);
+  const official = officialItems.length ? pooledByHistory(inputs, (h) => h.official) : null;
+  let seedPart: SeedDifficulty | null = null;
+  if (seed) {
+    const g = meanOf(
+      inputs.flatMap((h) => h.generated.filter((it) => it.split === 'val')),
+      seed.contextRecall,
+    );
+    const o = meanOf(officialItems, seed.contextRecall);
+    seedPart = {
+      design: seed.design,
+      generatedVal: g.mean,
+      generatedScored: g.n,
+      official: o.mean,
+      officialScored: o.n,
+      gap: g.mean !== null && o.mean !== null ? g.mean - o.mean : null,
+    };
+  }
+  return {
+    histories: inputs.map((h) => h.id),
+    generated,
+    official,
+    formDistance: official && generated.items ? formDistance(generated.forms, official.forms) : null,
+    noOverlapGap:
+      official?.noOverlapShare != null && generated.noOverlapShare !== null ? generated.noOverlapShare - official.noOverlapShare : null,
+    seed: seedPart,
+  };
+}
+
+/** Statistics pooled over histories, each item's evidence resolved in its own history. */
+function pooledByHistory(inputs: readonly CalibrationInput[], pick: (h: CalibrationInput) => readonly QAItem[]): SetStats {
+  const parts = inputs.map((h) => ({ n: pick(h).length, s: setStats(pick(h), h.recordText) }));
+  const items = parts.reduce((a, p) => a + p.n, 0);
+  const withEvidence = parts.reduce((a, p) => a + p.s.withEvidence, 0);
+  const noOverlap = Math.round(parts.reduce((a, p) => a + (p.s.noOverlapShare ?? 0) * p.s.withEvidence, 0));
+  const forms = Object.fromEntries(
+    QUESTION_FORMS.map((f) => [f, items ? parts.reduce((a, p) => a + p.s.forms[f] * p.n, 0) / items : 0]),
+  ) as SetStats['forms'];
+  const evidenceCounts = Object.fromEntries(
+    EVIDENCE_BUCKETS.map((b) => [b, parts.reduce((a, p) => a + p.s.evidenceCounts[b], 0)]),
+  ) as SetStats['evidenceCounts'];
+  return {
+    items,
+    forms,
+    withEvidence,
+    noOverlapShare: withEvidence ? noOverlap / withEvidence : null,
+    evidenceCounts,
+    meanEvidence: items ? parts.reduce((a, p) => a + p.s.meanEvidence * p.n, 0) / items : 0,
+  };
+}
+
+/**
+ * The calibration report over histories: each history, the development histories and the held-out ones apart
+ * (a held-out figure was never tuned on), and all together. `split` says which histories are development ones
+ * (src/experiments/dev-subsets.ts's historySplit); `seed` adds the difficulty gap.
+ */
+export function calibrate(
+  inputs: readonly CalibrationInput[],
+  split: (historyId: string) => 'dev' | 'heldout',
+  seed?: SeedScores,
+): CalibrationReport {
+  const dev = inputs.filter((h) => split(h.id) === 'dev');
+  const heldout = inputs.filter((h) => split(h.id) === 'heldout');
+  return CalibrationReportSchema.parse({
+    contentWords: CONTENT_WORDS,
+    dev: dev.length ? part(dev, seed) : null,
+    heldout: heldout.length ? part(heldout, seed) : null,
+    all: part(inputs, seed),
+    byHistory: inputs.map((h) => part([h], seed)),
+  });
+}

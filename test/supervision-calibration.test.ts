@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import type { QAItem } from '../src/history/record.ts';
+import {
+  calibrate,
+  CalibrationReportSchema,
+  formDistance,
+  noContentOverlap,
+  questionForm,
+  seedKey,
+  setStats,
+} from '../src/supervision/calibration.ts';
+
+const item = (history: string, id: string, question: string, records: string[], split?: 'train' | 'val'): QAItem => ({
+  id,
+  history,
+  question,
+  answer: 'x',
+  answerType: 'text',
+  evidence: records.map((record) => ({ record })),
+  ...(split ? { split } : {}),
+});
+
+const TEXT: Record<string, string> = {
+  r1: 'I adopted a puppy named Biscuit last weekend.',
+  r2: 'My sister Ana moved to Lisbon for her new job.',
+  r3: 'We went hiking in the Alps together.',
+};
+const text = (id: string) => TEXT[id];
+
+describe('question forms', () => {
+  it('classifies by first word, auxiliaries as yes-no', () => {
+    expect(questionForm('What are Kate’s hobbies?')).toBe('what');
+    expect(questionForm('when did she move?')).toBe('when');
+    expect(questionForm('Did Ana move to Lisbon?')).toBe('yes-no');
+    expect(questionForm('Has she ever been hiking?')).toBe('yes-no');
+    expect(questionForm('After the trip, which city did she visit?')).toBe('other');
+    expect(questionForm('Why did she leave?')).toBe('why');
+    expect(questionForm('yes no?')).toBe('other');
+  });
+
+  it('total variation distance is half the L1 distance of the mixes', () => {
+    const a = setStats([item('h', '1', 'What is it?', []), item('h', '2', 'When was it?', [])], text).forms;
+    const b = setStats([item('h', '3', 'What is it?', []), item('h', '4', 'What else?', [])], text).forms;
+    expect(formDistance(a, b)).toBeCloseTo(0.5);
+    expect(formDistance(a, a)).toBe(0);
+  });
+});
+
+describe('content-word overlap', () => {
+  it('ignores stop words and inflection, counts a different word as a gap', () => {
+    expect(noContentOverlap('What did she adopt?', TEXT.r1!)).toBe(false); // adopt ~ adopted
+    expect(noContentOverlap('What pet does the user have?', TEXT.r1!)).toBe(true);
+    expect(noContentOverlap('Where is he from?', TEXT.r1!)).toBe(true); // only stop words
+  });
+});
+
+describe('setStats', () => {
+  it('computes the no-overlap share over items with resolvable evidence and the evidence-count buckets', () => {
+    const s = setStats(
+      [
+        item('h', '1', 'What pet does the user have?', ['r1']), // no overlap
+        item('h', '2', 'Where did Ana move?', ['r2']), // overlap: ana, move
+        item('h', '3', 'Which mountains did they visit?', ['r3', 'r2']), // no overlap with either
+        item('h', '4', 'Did they go hiking?', ['missing']), // unresolvable: not in the share
+        item('h', '5', 'Who is Biscuit?', []), // no evidence
+      ],
+      text,
+    );
+    expect(s.items).toBe(5);
+    expect(s.withEvidence).toBe(3);
+    expect(s.noOverlapShare).toBeCloseTo(2 / 3);
+    expect(s.evidenceCounts).toEqual({ '0': 1, '1': 3, '2': 1, '3': 0, '4+': 0 });
+    expect(s.meanEvidence).toBeCloseTo(5 / 5);
+    expect(s.forms.what).toBeCloseTo(0.2);
+    expect(s.forms['yes-no']).toBeCloseTo(0.2);
+  });
+});
+
+describe('calibrate', () => {
+  const generated = [
+    item('conv-26', 'g1', 'When did the user adopt the puppy?', ['r1'], 'val'),
+    item('conv-26', 'g2', 'How many times did Ana move?', ['r2'], 'train'),
+    item('other', 'g3', 'What pet does the user have?', ['r1'], 'val'),
+  ];
+  const official = [item('conv-26', 'o1', 'What pet does the user have?', ['r1']), item('other', 'o1', 'What sport do they like?', ['r3'])];
+  const inputs = ['conv-26', 'other'].map((id) => ({
+    id,
+    recordText: text,
+    generated: generated.filter((g) => g.history === id),
+    official: official.filter((o) => o.history === id),
+  }));
+  const split = (id: string) => (id === 'conv-26' ? ('dev' as const) : ('heldout' as const));
+
+  it('reports development and held-out histories apart, with the form distance and no-overlap gap', () => {
+    const r = CalibrationReportSchema.parse(calibrate(inputs, split));
+    expect(r.dev!.histories).toEqual(['conv-26']);
+    expect(r.heldout!.histories).toEqual(['other']);
+    expect(r.all.generated.items).toBe(3);
+    // dev: generated when 1/2, how 1/2; official what 1 → TVD 1
+    expect(r.dev!.formDistance).toBeCloseTo(1);
+    expect(r.dev!.noOverlapGap).toBeCloseTo(0 - 1);
+    // held-out: both all "what" → TVD 0; both sets have no overlap
+    expect(r.heldout!.formDistance).toBe(0);
+    expect(r.heldout!.noOverlapGap).toBe(0);
+    expect(r.all.official!.items).toBe(2);
+    expect(r.byHistory).toHaveLength(2);
+    expect(r.all.seed).toBeNull();
+  });
+
+  it('the difficulty gap is the seed’s mean context recall on generated validation items minus on official ones', () => {
+    const scores = new Map<string, number>([
+      [seedKey(generated[0]!), 1],
+      [seedKey(generated[1]!), 0], // train: not part of the validation score
+      [seedKey(generated[2]!), 0.5],
+      [seedKey(official[0]!), 0.25],
+      [seedKey(official[1]!), 0.75],
+    ]);
+    const r = calibrate(inputs, split, { design: 'seed.ts', contextRecall: scores });
+    expect(r.all.seed).toMatchObject({ design: 'seed.ts', generatedVal: 0.75, generatedScored: 2, official: 0.5, officialScored: 2 });
+    expect(r.all.seed!.gap).toBeCloseTo(0.25);
+    expect(r.dev!.seed!.generatedVal).toBe(1);
+    expect(r.dev!.seed!.official).toBe(0.25);
+    expect(r.heldout!.seed!.gap).toBeCloseTo(0.5 - 0.75);
+  });
+});

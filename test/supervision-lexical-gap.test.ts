@@ -1,0 +1,188 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { SourceRecord } from '../sandbox/contract.ts';
+import { loadHistoriesSync } from '../src/history/load.ts';
+import type { BlindReader } from '../src/supervision/blind-recovery.ts';
+import { sampleBundles } from '../src/supervision/bundles.ts';
+import { noContentOverlap } from '../src/supervision/calibration.ts';
+import type { AcceptedItem } from '../src/supervision/candidate.ts';
+import { createOfflineProcessor } from '../src/supervision/offline-generator.ts';
+import { createOfflineBlindReader } from '../src/supervision/offline-reader.ts';
+import { buildRecordGraph } from '../src/supervision/record-graph.ts';
+import { createRng } from '../src/supervision/rng.ts';
+import { createRuleContext } from '../src/supervision/rule-based/generator.ts';
+import { createExpandingReader, rephraseQuestion, roleReferences } from '../src/supervision/rule-based/lexical-gap.ts';
+import { createWordNetLexicon, lemmaCandidates, type Lexicon, type Sense } from '../src/supervision/rule-based/wordnet.ts';
+import { emptyStats } from '../src/supervision/summary.ts';
+
+const wordnet = createWordNetLexicon();
+const speakers = new Set(['caroline', 'melanie']);
+const ctxFor = (seed: number, roles: ReadonlyMap<string, string> = new Map()) => ({
+  lexicon: wordnet,
+  roles,
+  keep: speakers,
+  rng: createRng(seed),
+});
+
+// Questions in the templates' style over the evidence they were made from: each copies the evidence's words.
+const PAIRS: Array<[string, string, string]> = [
+  ['What did Melanie buy for the kitchen?', 'a bowl', 'I bought a bowl for the kitchen last week.'],
+  ['When did Caroline talk about the beach?', '9 June 2023', 'We spent the whole day at the beach.'],
+  ['Who brought up the dinosaur?', 'Melanie', 'The kids loved the dinosaur exhibit at the museum.'],
+  ['Which car did Melanie mention after the trip?', 'red car', 'We took the red car on our trip to the mountains.'],
+  ['What does Caroline want to adopt?', 'a puppy', 'Caroline: I really want to adopt a puppy this year.'],
+];
+
+describe('WordNet lexicon', () => {
+  it('finds the most frequent sense with its synonyms and hypernyms, reducing inflected forms', async () => {
+    const [sister] = await wordnet.senses('sisters', 'noun');
+    expect(sister!.synonyms).toContain('sister');
+    expect(sister!.hypernyms).toContain('female sibling');
+    expect(lemmaCandidates('watches', 'noun')).toContain('watch');
+    expect(await wordnet.senses('qwzxv', 'noun')).toEqual([]);
+  });
+});
+
+describe('rephraseQuestion', () => {
+  it('is deterministic by seed', async () => {
+    for (const [q, a, e] of PAIRS) {
+      const one = await rephraseQuestion(q, a, [e], ctxFor(7));
+      const two = await rephraseQuestion(q, a, [e], ctxFor(7));
+      expect(two).toEqual(one);
+    }
+  });
+
+  it('lowers content-word overlap with the evidence, keeping names, dates, frame words and the answer’s kind', async () => {
+    let before = 0;
+    let after = 0;
+    for (const [q, a, e] of PAIRS) {
+      const r = await rephraseQuestion(q, a, [e], ctxFor(3));
+      if (noContentOverlap(q, e)) before++;
+      if (noContentOverlap(r?.question ?? q, e)) after++;
+      if (!r) continue;
+      for (const c of r.changes) expect(['synonym', 'hypernym', 'role']).toContain(c.how);
+      // Speaker names, the date and the template's frame words stay.
+      for (const keep of ['Melanie', 'Caroline', '9 June 2023', 'talk about', 'brought up']) {
+        if (q.includes(keep)) expect(r.question).toContain(keep);
+      }
+    }
+    expect(before).toBe(0);
+    expect(after).toBeGreaterThanOrEqual(3);
+    // "Which car …?" → "red car": the answer's kind is what is asked for, so "car" stays.
+    const car = await rephraseQuestion(PAIRS[3]![0], PAIRS[3]![1], [PAIRS[3]![2]], ctxFor(3));
+    expect(car?.question ?? PAIRS[3]![0]).toMatch(/^Which car /);
+  });
+
+  it('refers to a person by the relation the history states', async () => {
+    const records: SourceRecord[] = [
+      { id: 'a', kind: 'turn', speaker: 'Caroline', text: 'My sister Ana moved to Lisbon last spring.' },
+      { id: 'b', kind: 'turn', speaker: 'Melanie', text: 'My friend Ana loves hiking.' },
+      { id: 'c', kind: 'turn', speaker: 'Melanie', text: 'My husband Tom cooked dinner.' },
+    ];
+    const roles = roleReferences(records, speakers);
+    // Ana has two relations (Caroline's sister, Melanie's friend): ambiguous, left out.
+    expect(roles.get('Ana')).toBeUndefined();
+    expect(roles.get('Tom')).toBe("Melanie's husband");
+    const r = await rephraseQuestion('What did Tom make?', 'dinner', ['My husband Tom cooked dinner.'], ctxFor(1, roles));
+    expect(r?.question).toBe("What did Melanie's husband make?");
+    // A verb after "did <name>" is replaced as a verb (never as a noun of the same spelling).
+    const v = await rephraseQuestion('What did Tom purchase?', 'a car', ['My husband Tom purchased a car.'], ctxFor(1));
+    expect(v).toEqual({ question: 'What did Tom buy?', changes: [{ from: 'purchase', to: 'buy', how: 'synonym' }] });
+  });
+
+  it('returns nothing when no word can move away from the evidence', async () => {
+    expect(await rephraseQuestion('When did Caroline talk about it?', '9 June 2023', ['It was fun.'], ctxFor(1))).toBeUndefined();
+  });
+});
+
+describe('the expanding reader', () => {
+  it('reads a rephrased question with the synonyms and hyponyms of its words', async () => {
+    let seen = '';
+    const base: BlindReader = {
+      name: 'probe',
+      async read(input) {
+        seen = input.question;
+        return { answerable: false, answer: '', citations: [] };
+      },
+    };
+    await createExpandingReader(base, wordnet, speakers).read({
+      question: 'When did Melanie see the archosaur?',
+      answerType: 'date',
+      records: [],
+    });
+    expect(seen).toMatch(/^When did Melanie see the archosaur \(.*\bdinosaur\b.*\)\?$/);
+  });
+});
+
+const LOCOMO = join(import.meta.dirname, '..', '..', 'shared', 'data', 'locomo', 'locomo10.json');
+
+describe.skipIf(!existsSync(LOCOMO))('the offline generator with the lexical gap (LoCoMo conv-26)', () => {
+  const history = loadHistoriesSync(`locomo:${LOCOMO}#conv-26`)[0]!;
+  const graph = buildRecordGraph(history.records);
+  const bundles = sampleBundles(graph, { count: 40, tokenBudget: 1800, seed: 5 });
+  const types = ['single-hop', 'temporal', 'multi-hop', 'aggregation'] as const;
+  const run = async (reader: BlindReader, lexicalGap: false | { share: number }): Promise<AcceptedItem[]> => {
+    const p = createOfflineProcessor({ graph, ctx: createRuleContext(graph), reader, seed: 11, lexicalGap });
+    const out: AcceptedItem[] = [];
+    for (const b of bundles) out.push(...(await p.process(b, types, emptyStats())));
+    return out;
+  };
+
+  it('rephrases some items, never changing an answer or its evidence', async () => {
+    const plain = await run(createOfflineBlindReader(), false);
+    const gapped = await run(createOfflineBlindReader(), { share: 1 });
+    const byQuestion = new Map(plain.map((a) => [a.question, a]));
+    const rephrased = gapped.filter((a) => a.checks.lexicalGap !== undefined);
+    expect(rephrased.length).toBeGreaterThan(0);
+    for (const a of rephrased) {
+      const original = byQuestion.get(String(a.checks.originalQuestion));
+      expect(original, String(a.checks.originalQuestion)).toBeDefined();
+      expect(a.question).not.toBe(original!.question);
+      expect(a.plan.answer).toBe(original!.plan.answer);
+      expect(a.evidence).toEqual(original!.evidence);
+    }
+    // Deterministic: the same seed makes the same items.
+    expect((await run(createOfflineBlindReader(), { share: 1 })).map((a) => a.question)).toEqual(gapped.map((a) => a.question));
+  }, 60_000);
+
+  it('drops a rephrasing the blind reader cannot recover the answer from, keeping the original question', async () => {
+    const real = createOfflineBlindReader();
+    // Recovers nothing from a rephrased question (the gap reader adds its expansion in parentheses).
+    const strict: BlindReader = {
+      name: real.name,
+      read: (input) =>
+        input.question.includes(' (') ? Promise.resolve({ answerable: false, answer: '', citations: [] }) : real.read(input),
+    };
+    const stats = emptyStats();
+    const p = createOfflineProcessor({ graph, ctx: createRuleContext(graph), reader: strict, seed: 11, lexicalGap: { share: 1 } });
+    const out: AcceptedItem[] = [];
+    for (const b of bundles) out.push(...(await p.process(b, types, stats)));
+    expect(stats.rejections['gap:blind:unanswerable']).toBeGreaterThan(0);
+    expect(out.filter((a) => a.checks.lexicalGap !== undefined)).toEqual([]);
+    expect(out.map((a) => a.question)).toEqual((await run(real, false)).map((a) => a.question));
+  }, 60_000);
+});
+
+describe('a fake lexicon', () => {
+  it('drives the rephrasing through the Lexicon interface', async () => {
+    const sense = (synonyms: string[], hypernyms: string[] = []): Sense => ({ pos: 'noun', synonyms, hypernyms, hyponyms: [] });
+    const lexicon: Lexicon = {
+      name: 'fake',
+      senses: async (w) => (w === 'sofa' ? [sense(['sofa', 'couch'])] : w === 'lamp' ? [sense(['lamp'], ['light source'])] : []),
+    };
+    const r = await rephraseQuestion('Where did Caroline put the sofa and the lamp?', 'x', ['The sofa is by the lamp.'], {
+      lexicon,
+      roles: new Map(),
+      keep: speakers,
+      rng: createRng(1),
+    });
+    expect(r).toEqual({
+      question: 'Where did Caroline put the couch and the light source?',
+      changes: [
+        { from: 'sofa', to: 'couch', how: 'synonym' },
+        { from: 'lamp', to: 'light source', how: 'hypernym' },
+      ],
+    });
+  });
+});
