@@ -6,28 +6,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { InputError } from '../errors.ts';
-import { MetricsSchema } from './schemas.ts';
+import { AgreementSchema, MetricsSchema } from './schemas.ts';
 
 /** Where a run's fidelity report is written. */
 export const FIDELITY_FILE = 'fidelity.json';
-
-const RegretSchema = z.object({
-  chosen: z.string(),
-  chosenOfficial: z.number(),
-  bestOfficial: z.string(),
-  bestOfficialScore: z.number(),
-  regret: z.number().nonnegative(),
-  tiedAtTop: z.number().int().positive(),
-  meanRegretOverTies: z.number().nonnegative(),
-});
-
-/** Agreement of validation fitness with one official metric (see fidelity-stats.ts). */
-export const AgreementSchema = z.object({
-  n: z.number().int().nonnegative(),
-  kendallTauB: z.number().min(-1).max(1).nullable(),
-  spearman: z.number().min(-1).max(1).nullable(),
-  regret: RegretSchema.nullable(),
-});
 
 export const FidelityCandidateSchema = z.object({
   id: z.string(),
@@ -57,6 +39,8 @@ export const FidelityReportSchema = z.object({
   questions: z.string(),
   /** Official categories kept (empty: all). */
   categories: z.array(z.string()),
+  /** Official questions per history: a fixed sample of at most this many (null: all). */
+  perHistory: z.number().int().positive().nullable(),
   excludeDev: z.boolean(),
   histories: z.array(z.string()),
   /** Histories of a development subset among them (their official QA may have been looked at during calibration). */

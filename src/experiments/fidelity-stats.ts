@@ -117,7 +117,8 @@ export function regretOf(candidates: readonly RankedCandidate[]): Regret | null 
     bestOfficialScore: best.official,
     regret: best.official - chosen.official,
     tiedAtTop: tied.length,
-    meanRegretOverTies: best.official - meanTied,
+    // A mean of equal values can round above them; a regret is never negative.
+    meanRegretOverTies: Math.max(0, best.official - meanTied),
   };
 }
 

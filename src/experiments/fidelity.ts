@@ -20,6 +20,7 @@ import { writeFileAtomic } from '../util/atomic-write.ts';
 import { readJsonl } from '../util/jsonl.ts';
 import { NO_OFFICIAL_TEST } from './cells.ts';
 import { historySplit } from './dev-subsets.ts';
+import { officialQuestions } from './official-eval.ts';
 import { agreementOf, type Agreement } from './fidelity-stats.ts';
 import { MetricsSchema, type Metrics } from './schemas.ts';
 import { FIDELITY_FILE, FidelityReportSchema, type FidelityCandidate, type FidelityReport } from './fidelity-schema.ts';
@@ -45,6 +46,8 @@ export interface FidelityOptions {
   questions?: string;
   /** Official categories (default: the run's test categories). */
   categories?: readonly string[];
+  /** With official questions: at most this many per history, a fixed sample (see officialQuestions in official-eval.ts). */
+  perHistory?: number;
   /** Leave out the development histories (src/experiments/dev-subsets.ts). */
   excludeDev?: boolean;
   /** Context budget (default: the run's). */
@@ -77,12 +80,17 @@ export function scoredCandidates(archive: Archive): ProgramRecord[] {
 }
 
 /** The question set fidelity evaluates on. */
-export function fidelityQuestions(histories: readonly History[], questions: string, categories: readonly string[]): QAItem[] {
+export function fidelityQuestions(
+  histories: readonly History[],
+  questions: string,
+  categories: readonly string[],
+  perHistory?: number,
+): QAItem[] {
   const keep = new Set(categories);
   const ids = new Set(histories.map((h) => h.id));
   const all =
     questions === 'official'
-      ? histories.flatMap((h) => h.qa)
+      ? histories.flatMap((h) => officialQuestions(h, { categories, perHistory }))
       : readJsonl(resolve(questions), QAItemSchema).filter((q) => ids.has(q.history));
   const items = all.filter((q) => keep.size === 0 || (q.category !== undefined && keep.has(q.category)));
   if (items.length === 0)
@@ -128,7 +136,7 @@ async function fidelityOf(dir: string, runDir: string, options: FidelityOptions)
   const runCategories = Array.isArray(config.testCategories) ? config.testCategories.map(String) : [];
   const categories = [...(options.categories ?? runCategories.filter((c) => c !== NO_OFFICIAL_TEST))];
   const questionsFrom = options.questions ?? 'official';
-  const questions = fidelityQuestions(histories, questionsFrom, categories);
+  const questions = fidelityQuestions(histories, questionsFrom, categories, options.perHistory);
   const contextBudget = options.contextBudget ?? (typeof config.contextBudget === 'number' ? config.contextBudget : undefined);
   if (!contextBudget) throw new InputError('E_NO_BUDGET', `${runDir}: the run records no context budget; pass one`, { file: dir });
 
@@ -212,6 +220,7 @@ async function fidelityOf(dir: string, runDir: string, options: FidelityOptions)
     history,
     questions: questionsFrom,
     categories,
+    perHistory: options.perHistory ?? null,
     excludeDev,
     histories: histories.map((h) => h.id),
     devHistories: histories.filter((h) => historySplit(h.id) === 'dev').map((h) => h.id),
