@@ -16,6 +16,8 @@ import { computeFidelity, type FidelityProgress } from '../src/experiments/fidel
 import { FIDELITY_FILE, FidelityReportSchema, readFidelity, type FidelityReport } from '../src/experiments/fidelity-schema.ts';
 import { agreementOf } from '../src/experiments/fidelity-stats.ts';
 import { SEED_PATH } from './fixtures/optimize/default-run.ts';
+import { QAItemSchema } from '../src/history/record.ts';
+import { writeJsonl } from '../src/util/jsonl.ts';
 
 const HISTORY = `locomo:${resolve('test/fixtures/history/locomo-mini.json')}`;
 const BASE = readFileSync(SEED_PATH, 'utf8');
@@ -170,5 +172,34 @@ describe('memsteer report --fidelity', () => {
     await expect(
       runReportCommand(dir, { fidelity: true, history: `${HISTORY}#conv-2`, out: join(root, 'p3.html') }, captureIO()),
     ).rejects.toMatchObject({ code: 'E_NO_QUESTIONS' });
+  });
+});
+
+describe('fidelity question sets', () => {
+  it('takes the categories asked for, or a QA file instead of the official questions', async () => {
+    const byCategory = await computeFidelity(dir, { jobs: 1, categories: ['2'] });
+    expect(byCategory.categories).toEqual(['2']);
+    expect(byCategory.questionCount).toBe(2);
+    const file = join(root, 'questions.jsonl');
+    writeJsonl(
+      file,
+      [
+        {
+          id: 'x1',
+          history: 'conv-1',
+          question: 'Who ran a charity race?',
+          answer: 'Ann',
+          answerType: 'text',
+          evidence: [{ record: 'D1:1' }],
+        },
+        { id: 'x2', history: 'elsewhere', question: 'Not about a loaded history?', answer: 'no', answerType: 'text', evidence: [] },
+      ],
+      QAItemSchema,
+    );
+    const fromFile = await computeFidelity(dir, { jobs: 1, questions: file });
+    expect(fromFile.questions).toBe(file);
+    expect(fromFile.questionCount).toBe(1);
+    expect(fromFile.candidates.find((c) => c.id === ids.blind)!.official!.contextRecall).toBe(0);
+    expect(fromFile.candidates.find((c) => c.id === ids.seed)!.official!.contextRecall).toBe(1);
   });
 });
