@@ -71,6 +71,12 @@ describe('Spearman ρ', () => {
     expect(spearman([1, 2, 3, 4, 5], [20, 10, 40, 30, 50])).toBeCloseTo(0.8, 12);
   });
 
+  it('stays within [−1, 1] where floating point would round past it', () => {
+    // Pearson of the tied ranks [2.5, 1, 2.5] with themselves computes as 1.0000000000000002.
+    expect(spearman([3, 1, 3], [3, 1, 3])).toBe(1);
+    expect(spearman([3, 1, 3], [-3, -1, -3])).toBe(-1);
+  });
+
   it('is undefined (null) for a constant side', () => {
     expect(spearman([1, 2, 3], [7, 7, 7])).toBeNull();
     expect(spearman([1], [1])).toBeNull();

@@ -172,7 +172,8 @@ export class BenchContext {
     const heldout = histories.filter((h) => historySplit(h.id) === 'heldout');
     const part = heldout.length ? 'heldout' : 'dev';
     const on = heldout.length ? heldout : histories;
-    this.step(`fidelity of ${cell.name}: every candidate on the official QA of ${on.length} ${part} histories`);
+    const which = `${on.length} ${part === 'dev' ? 'development' : 'held-out'} ${on.length === 1 ? 'history' : 'histories'}`;
+    this.step(`fidelity of ${cell.name}: every candidate on the official QA of ${which}`);
     this.fidelityPool ??= createEvalPool(this.config.jobs ? { size: this.config.jobs } : {});
     const perHistory = dataset === 'rhelm' ? (this.config.rhelmTestPerPersona ?? undefined) : undefined;
     const f = await computeFidelity(join(this.ws.out, cell.run), {

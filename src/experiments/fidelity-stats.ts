@@ -20,6 +20,11 @@ export function averageRanks(xs: readonly number[]): number[] {
   return ranks;
 }
 
+/** A correlation rounded a hair outside [−1, 1] (1.0000000000000002 for identical tied ranks) put back inside. */
+function clampUnit(r: number): number {
+  return Math.min(1, Math.max(-1, r));
+}
+
 function checkPaired(x: readonly number[], y: readonly number[]): void {
   if (x.length !== y.length) throw new RangeError(`paired samples differ in length: ${x.length} vs ${y.length}`);
   if ([...x, ...y].some((v) => !Number.isFinite(v))) throw new RangeError('paired samples must be finite numbers');
@@ -62,7 +67,7 @@ export function pairCounts(x: readonly number[], y: readonly number[]): PairCoun
 export function kendallTauB(x: readonly number[], y: readonly number[]): number | null {
   const c = pairCounts(x, y);
   const denominator = Math.sqrt((c.concordant + c.discordant + c.tiedX) * (c.concordant + c.discordant + c.tiedY));
-  return denominator === 0 ? null : (c.concordant - c.discordant) / denominator;
+  return denominator === 0 ? null : clampUnit((c.concordant - c.discordant) / denominator);
 }
 
 /** Spearman's ρ with ties: Pearson's r of the average ranks. Null below two values or when one side is constant. */
@@ -72,7 +77,7 @@ export function spearman(x: readonly number[], y: readonly number[]): number | n
   const rx = averageRanks(x);
   const ry = averageRanks(y);
   if (new Set(rx).size < 2 || new Set(ry).size < 2) return null;
-  return sampleCorrelation(rx, ry);
+  return clampUnit(sampleCorrelation(rx, ry));
 }
 
 /** A candidate as fidelity sees it: its validation fitness and one official score. */

@@ -159,8 +159,13 @@ async function fidelityOf(dir: string, runDir: string, options: FidelityOptions)
         official.set(id, { metrics: null, error: `does not compile: ${compiled.diagnostics[0]?.message ?? 'unknown error'}` });
         continue;
       }
-      const progress = (done: number) =>
+      let last = -1;
+      // The evaluation reports group progress too; a candidate's progress moves only when its question count does.
+      const progress = (done: number) => {
+        if (done === last) return;
+        last = done;
         options.onProgress?.({ candidate: i + 1, candidates: distinctIds.length, program: id, done, total: questions.length });
+      };
       progress(0);
       const result = await evaluateProgram({
         program: compiled.program,
