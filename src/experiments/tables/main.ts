@@ -104,7 +104,8 @@ export async function runMainExperiment(ctx: BenchContext): Promise<MainResult> 
 function mainNotes(ctx: BenchContext): string[] {
   const c = ctx.config;
   return [
-    `Test = official QA of every history. ${ctx.config.datasets.map((d) => ctx.testNote(d.id)).join('. ')}.`,
+    `Test = official QA of every ${c.excludeDev ? 'held-out history (--exclude-dev: the development ones are left out)' : 'history'}. ` +
+      `${ctx.config.datasets.map((d) => ctx.testNote(d.id)).join('. ')}.`,
     `MemSteer: Base-BM25 evolved for ${c.iterations} iterations by the offline mutation proposer, ` +
       `steered by ${c.perHistory} offline-generated items per history (train/val split by bundle, ` +
       `validation share ${c.valShare}); the design with the best validation score is tested.`,
