@@ -9,7 +9,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createArchive, type Archive, type ProgramRecord } from '../src/archive/index.ts';
+import { acquireRunLock, createArchive, type Archive, type ProgramRecord } from '../src/archive/index.ts';
 import { captureIO } from '../src/cli/io.ts';
 import { runReportCommand } from '../src/cli/commands/report.ts';
 import { computeFidelity, type FidelityProgress } from '../src/experiments/fidelity.ts';
@@ -172,6 +172,17 @@ describe('memsteer report --fidelity', () => {
     await expect(
       runReportCommand(dir, { fidelity: true, history: `${HISTORY}#conv-2`, out: join(root, 'p3.html') }, captureIO()),
     ).rejects.toMatchObject({ code: 'E_NO_QUESTIONS' });
+  });
+});
+
+describe('fidelity and the run lock', () => {
+  it('refuses a run another process is writing', async () => {
+    const lock = acquireRunLock(dir, { command: 'optimize --resume' });
+    try {
+      await expect(computeFidelity(dir, { jobs: 1 })).rejects.toMatchObject({ code: 'E_RUN_LOCKED' });
+    } finally {
+      lock.release();
+    }
   });
 });
 
