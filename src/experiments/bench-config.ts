@@ -39,6 +39,16 @@ export const BenchConfigSchema = z.object({
   jobs: Jobs,
   /** Evaluate on `memsteer worker`s through this Redis queue instead of local processes. */
   queue: QueueUrl.optional(),
+  /**
+   * Leave the development histories (src/experiments/dev-subsets.ts) out of every experiment: supervision, searches
+   * and tests run on the held-out histories only.
+   */
+  excludeDev: z.boolean().default(false),
+  /**
+   * After each optimized row's search, evaluate every candidate of its run on the row's official questions and report
+   * how well validation ranked them (Kendall τ-b, Spearman, regret; written to the run's fidelity.json too).
+   */
+  fidelity: z.boolean().default(false),
   /** Throw away earlier work (generated supervision, runs, evaluation cache) instead of reusing it. */
   fresh: z.boolean().default(false),
 });

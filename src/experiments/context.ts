@@ -3,6 +3,7 @@
  * seed, generated supervision, optimization cells and official evaluation, with progress reported as events.
  */
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadHistories } from '../history/load.ts';
 import type { History, QAItem } from '../history/record.ts';
@@ -14,7 +15,11 @@ import { runCell, type CellResult } from './cells.ts';
 import { createOfficialEvaluator, type OfficialEvaluation, type OfficialEvaluator } from './official-eval.ts';
 import type { QueueStatus } from '../pool/queue-pool.ts';
 import { queueRunId } from '../pool/queue-wire.ts';
-import type { BenchDataset, DesignRef, ExperimentName } from './schemas.ts';
+import type { BenchDataset, BenchFidelity, DesignRef, ExperimentName } from './schemas.ts';
+import { sha256 } from '../archive/index.ts';
+import { createEvalPool, type EvalPool } from '../evaluate/evaluate.ts';
+import { historySplit } from './dev-subsets.ts';
+import { computeFidelity } from './fidelity.ts';
 import { generatedSupervision, type GeneratedSpec } from './supervision-sets.ts';
 import type { Workspace } from './workspace.ts';
 
@@ -46,6 +51,7 @@ export class BenchContext {
   private readonly loaded = new Map<BenchDataset, Promise<History[]>>();
   private readonly used: UsedCell[] = [];
   private experiment: ExperimentName = 'main';
+  private fidelityPool: EvalPool | null = null;
 
   constructor(
     readonly config: BenchConfig,
@@ -53,7 +59,7 @@ export class BenchContext {
     private readonly onEvent: (e: BenchEvent) => void = () => {},
     preloaded: ReadonlyMap<BenchDataset, readonly History[]> = new Map(),
   ) {
-    for (const [dataset, hs] of preloaded) this.loaded.set(dataset, Promise.resolve(sortedById(hs)));
+    for (const [dataset, hs] of preloaded) this.loaded.set(dataset, Promise.resolve(this.kept(hs)));
     this.baseSource = readFileSync(BASE_BM25_PATH, 'utf8');
     this.official = createOfficialEvaluator({
       cacheDir: ws.cacheDir,
@@ -86,11 +92,16 @@ export class BenchContext {
     return d.source;
   }
 
-  /** The dataset's histories (loaded once), in name order. */
+  /** The histories the bench works on, in name order: without the development ones under `excludeDev`. */
+  private kept(hs: readonly History[]): History[] {
+    return sortedById(this.config.excludeDev ? hs.filter((h) => historySplit(h.id) === 'heldout') : hs);
+  }
+
+  /** The dataset's histories (loaded once), in name order (held-out ones only under `excludeDev`). */
   histories(dataset: BenchDataset): Promise<History[]> {
     let h = this.loaded.get(dataset);
     if (!h) {
-      h = loadHistories(this.source(dataset)).then(sortedById);
+      h = loadHistories(this.source(dataset)).then((hs) => this.kept(hs));
       this.loaded.set(dataset, h);
     }
     return h;
@@ -152,6 +163,41 @@ export class BenchContext {
     );
   }
 
+  /**
+   * Supervision fidelity of an optimized cell's run on `histories`' official questions (the dataset's test
+   * categories and RHELM sample): every scored candidate evaluated after the search, over the held-out histories
+   * (the development ones only when there is no other). Also written to the run's fidelity.json.
+   */
+  async fidelity(cell: CellResult, dataset: BenchDataset, histories: readonly History[]): Promise<BenchFidelity> {
+    const heldout = histories.filter((h) => historySplit(h.id) === 'heldout');
+    const part = heldout.length ? 'heldout' : 'dev';
+    const on = heldout.length ? heldout : histories;
+    const which = `${on.length} ${part === 'dev' ? 'development' : 'held-out'} ${on.length === 1 ? 'history' : 'histories'}`;
+    this.step(`fidelity of ${cell.name}: every candidate on the official QA of ${which}`);
+    this.fidelityPool ??= createEvalPool(this.config.jobs ? { size: this.config.jobs } : {});
+    const perHistory = dataset === 'rhelm' ? (this.config.rhelmTestPerPersona ?? undefined) : undefined;
+    const f = await computeFidelity(join(this.ws.out, cell.run), {
+      history: this.source(dataset),
+      histories: on,
+      categories: DATASETS[dataset].testCategories,
+      ...(perHistory ? { perHistory } : {}),
+      contextBudget: this.config.contextBudget,
+      pool: this.fidelityPool,
+      cacheDir: this.ws.cacheDir,
+      onProgress: (p) =>
+        this.emit({ type: 'evaluate', label: `${cell.name} candidate ${p.candidate}/${p.candidates}`, done: p.done, total: p.total }),
+    });
+    return {
+      part,
+      histories: on.length,
+      questions: f.questionCount,
+      candidates: f.candidates.length,
+      distinct: f.distinct,
+      contextRecall: f.contextRecall,
+      recallAt10: f.recallAt10,
+    };
+  }
+
   /** What the official test of `dataset` is, for the notes. */
   testNote(dataset: BenchDataset): string {
     if (dataset === 'locomo') return 'LoCoMo: official categories 1–4 (multi-hop, temporal, open-domain, single-hop)';
@@ -165,12 +211,21 @@ export class BenchContext {
 
   async close(): Promise<void> {
     await this.official.close();
+    await this.fidelityPool?.close();
+    this.fidelityPool = null;
   }
 }
 
 /** The design reference of an optimized cell. */
 export function cellRef(c: CellResult): DesignRef {
-  return { program: c.best.id, run: c.run, valFitness: c.best.valFitness, accepted: c.accepted, proposals: c.proposals };
+  return {
+    program: c.best.id,
+    run: c.run,
+    valFitness: c.best.valFitness,
+    accepted: c.accepted,
+    proposals: c.proposals,
+    contentHash: sha256(c.bestSource),
+  };
 }
 
 /** The design reference of Base-BM25 (not optimized here). */

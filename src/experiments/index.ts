@@ -15,3 +15,13 @@ export {
   type RunArtefact,
   type UsedCell,
 } from './artefacts.ts';
+export { computeFidelity, fidelityQuestions, scoredCandidates, type FidelityOptions, type FidelityProgress } from './fidelity.ts';
+export {
+  FIDELITY_FILE,
+  FidelityCandidateSchema,
+  FidelityReportSchema,
+  readFidelity,
+  type FidelityCandidate,
+  type FidelityReport,
+} from './fidelity-schema.ts';
+export { agreementOf, averageRanks, kendallTauB, pairCounts, regretOf, spearman, type Agreement, type Regret } from './fidelity-stats.ts';

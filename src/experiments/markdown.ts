@@ -1,7 +1,7 @@
 /** The table writer: results as Markdown (the JSON files hold the same tables plus the typed rows). */
 import type { BenchConfig } from './bench-config.ts';
 import { devLabel, type DevBenchmark } from './dev-subsets.ts';
-import type { ExperimentResult, Metrics, PartScores, Scores, Table } from './schemas.ts';
+import type { BenchFidelity, DesignRef, ExperimentResult, Metrics, PartScores, Scores, Table } from './schemas.ts';
 
 /** A proportion as a percentage with one decimal; `–` when the metric does not apply. */
 export function pct(x: number | null | undefined): string {
@@ -60,6 +60,74 @@ export function sameDesignNote(scope: string, rows: ReadonlyArray<{ label: strin
   return `${scope}: ${groups.map((g) => `${list(g)} ended at the same design`).join('; ')}, so their test scores are identical.`;
 }
 
+/** A design's short content hash (12 hex digits): from its recorded sha256, else from its program id. */
+export function designHash(design: DesignRef): string {
+  return design.contentHash ? design.contentHash.slice(0, 12) : design.program.replace(/^i\d+-/, '');
+}
+
+/**
+ * Per row, the label of the first earlier row that tested the same design (same content hash), or `–`: the
+ * "same design as" column that says whether an ablation's arms really differ.
+ */
+export function sameDesignAs(rows: ReadonlyArray<{ label: string; design: DesignRef }>): string[] {
+  return rows.map((r, i) => rows.slice(0, i).find((x) => designHash(x.design) === designHash(r.design))?.label ?? '–');
+}
+
+/** τ or ρ with two decimals, `–` when undefined. */
+const corr = (x: number | null) => (x === null ? '–' : x.toFixed(2));
+/** Regret in percentage points. */
+const regretPts = (a: BenchFidelity['contextRecall']) => (a.regret ? (a.regret.regret * 100).toFixed(1) : '–');
+
+/** Columns of {@link fidelityTable}. */
+export const FIDELITY_COLUMNS = [
+  'histories',
+  'questions',
+  'candidates',
+  'τ-b ctx recall',
+  'ρ ctx recall',
+  'regret ctx recall',
+  'τ-b R@10',
+  'ρ R@10',
+  'regret R@10',
+];
+
+/**
+ * The fidelity table of an experiment: per optimized row, how well its run's validation ranked every candidate on
+ * the row's official questions. Null when no row has fidelity (the bench ran without `--fidelity`).
+ */
+export function fidelityTable(title: string, rows: ReadonlyArray<{ label: string; design: DesignRef }>): Table | null {
+  const withF = rows.filter((r) => r.design.fidelity);
+  if (!withF.length) return null;
+  return {
+    title,
+    columns: ['row', 'design', ...FIDELITY_COLUMNS],
+    rows: withF.map((r) => {
+      const f = r.design.fidelity!;
+      return [
+        r.label,
+        r.design.program,
+        f.part === 'dev' ? `dev (${f.histories})` : `held-out (${f.histories})`,
+        String(f.questions),
+        f.distinct === f.candidates ? String(f.candidates) : `${f.distinct} distinct of ${f.candidates}`,
+        corr(f.contextRecall.kendallTauB),
+        corr(f.contextRecall.spearman),
+        regretPts(f.contextRecall),
+        corr(f.recallAt10.kendallTauB),
+        corr(f.recallAt10.spearman),
+        regretPts(f.recallAt10),
+      ];
+    }),
+  };
+}
+
+/** The note under a fidelity table: what its numbers are. */
+export const FIDELITY_NOTE =
+  "Fidelity: every candidate of the row's run that compiled and got a validation score, evaluated on the official questions " +
+  'after the search (the search never saw them), over the held-out histories (dev only when the row has no other). ' +
+  'τ-b and ρ compare the ranking by validation fitness with the official context recall (R@10); regret = the best official ' +
+  'score of any candidate minus that of the highest-validation candidate, in points. Candidates with the same source count once. ' +
+  "Each run's fidelity.json holds the per-candidate numbers.";
+
 /** One GitHub-flavoured Markdown table (numbers right-aligned). */
 export function markdownTable(t: Table): string {
   const numeric = t.columns.map((_, i) => t.rows.length > 0 && t.rows.every((r) => /^[-+–]?[\d.]*$/.test(r[i] ?? '')));
@@ -91,7 +159,10 @@ export function readmeMarkdown(results: readonly ExperimentResult[], config: Ben
     '',
     `Development histories (the only ones calibration scripts read; see the README's "Development subsets"): ` +
       `${config.datasets.map((d) => `${d.id} ${devLabel(d.id)}`).join('; ')}. ` +
-      'Every table reports them (dev) apart from the held-out histories.',
+      (config.excludeDev
+        ? 'This bench ran with --exclude-dev: they were left out of every experiment (supervision, searches and tests), ' +
+          'so every row is held-out.'
+        : 'Every table reports them (dev) apart from the held-out histories.'),
     '',
     `Datasets: ${config.datasets.map((d) => `${d.id} (\`${d.source}\`)`).join(', ')}. ` +
       `${config.iterations} iterations per optimization run, RNG seed ${config.rngSeed}, ` +

@@ -39,6 +39,40 @@ export const ScoresSchema = PartScoresSchema.extend({
 });
 export type Scores = z.infer<typeof ScoresSchema>;
 
+const RegretSchema = z.object({
+  chosen: z.string(),
+  chosenOfficial: z.number(),
+  bestOfficial: z.string(),
+  bestOfficialScore: z.number(),
+  regret: z.number().nonnegative(),
+  tiedAtTop: z.number().int().positive(),
+  meanRegretOverTies: z.number().nonnegative(),
+});
+
+/** Agreement of validation fitness with one official metric (see fidelity-stats.ts and fidelity.ts). */
+export const AgreementSchema = z.object({
+  n: z.number().int().nonnegative(),
+  kendallTauB: z.number().min(-1).max(1).nullable(),
+  spearman: z.number().min(-1).max(1).nullable(),
+  regret: RegretSchema.nullable(),
+});
+
+/**
+ * Supervision fidelity of an optimized row's run: every scored candidate on the row's official questions, over the
+ * held-out histories (the development ones only when the row has no other).
+ */
+export const BenchFidelitySchema = z.object({
+  part: z.enum(['dev', 'heldout']),
+  histories: z.number().int().positive(),
+  questions: z.number().int().nonnegative(),
+  /** Scored programs of the run, and those with distinct sources (what the statistics are over). */
+  candidates: z.number().int().nonnegative(),
+  distinct: z.number().int().nonnegative(),
+  contextRecall: AgreementSchema,
+  recallAt10: AgreementSchema,
+});
+export type BenchFidelity = z.infer<typeof BenchFidelitySchema>;
+
 /** Which design a row is about and where it came from. */
 export const DesignRefSchema = z.object({
   /** Program id in its run (the seed's id for Base-BM25). */
@@ -49,6 +83,14 @@ export const DesignRefSchema = z.object({
   valFitness: z.number().nullable(),
   accepted: z.number().int().nonnegative().nullable(),
   proposals: z.number().int().nonnegative().nullable(),
+  /** sha256 of the design's source: rows with the same hash test the same design. */
+  contentHash: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .nullable()
+    .optional(),
+  /** How well the run's validation ranked its candidates officially (with `fidelity` on; see bench-fidelity.ts). */
+  fidelity: BenchFidelitySchema.nullable().optional(),
 });
 export type DesignRef = z.infer<typeof DesignRefSchema>;
 

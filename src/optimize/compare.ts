@@ -11,7 +11,7 @@ import type { History } from '../history/record.ts';
 import { openLlmClient } from '../llm/client.ts';
 import type { LlmClient } from '../llm/types.ts';
 import { writeFileAtomic } from '../util/atomic-write.ts';
-import { acquireRunLock, openArchive } from '../archive/index.ts';
+import { acquireRunLock, openArchive, sha256 } from '../archive/index.ts';
 import { createRunEvaluator } from './pool-evaluator.ts';
 import { createRng, deriveSeed } from '../util/rng.ts';
 import { loadSplits, runOptimize, type OptimizeConfigInput, type OptimizeReport, type SplitScores } from './run-optimize.ts';
@@ -114,6 +114,10 @@ export const ArmReportSchema = z.object({
   tokens: z.number().int(),
   diff: z.string(),
   ms: z.number(),
+  /** sha256 of the best design's source. */
+  bestHash: z.string().regex(/^[0-9a-f]{64}$/),
+  /** The first arm (in arm order) whose best design has the same source, or null: whether the arms' designs differ. */
+  sameDesignAs: ArmName.nullable(),
 });
 export type ArmReport = z.infer<typeof ArmReportSchema>;
 
@@ -141,6 +145,8 @@ export const CompareReportSchema = z.object({
   iterations: z.number().int(),
   budgetTokens: z.number().int().nullable(),
   maxProposals: z.number().int().nullable(),
+  /** The histories the arms searched and were tested on. */
+  histories: z.array(z.string()),
   arms: z.array(ArmReportSchema),
   /** code − config always; code − control and config − control with the control arm. */
   differences: z.array(DifferenceSchema),
@@ -155,7 +161,10 @@ export interface CompareHooks {
   onQueueStatus?: (arm: ArmName, s: QueueStatus) => void;
   /** An LLM client shared by all arms; by default one is opened from the environment (none when offline). */
   llm?: LlmClient | null;
-  /** The histories of `history`, when the caller has loaded them already; by default they are loaded once here. */
+  /**
+   * The histories of `history`, when the caller has loaded them already (possibly a subset of them, e.g. the held-out
+   * ones); by default they are all loaded once here.
+   */
   histories?: History[];
 }
 
@@ -182,6 +191,8 @@ async function compareArms(options: CompareOptions, hooks: CompareHooks): Promis
   const llm = options.offline ? null : hooks.llm !== undefined ? hooks.llm : openLlmClient();
   const arms: ArmName[] = options.control ? ['code', 'config', 'control'] : ['code', 'config'];
   // Loaded once for every arm's search and the paired comparison below.
+  // A caller may pass a subset of the source's histories (memsteer compare --exclude-dev): the arms then search and
+  // are tested on those only, and their supervision items about the others are not used.
   const histories = hooks.histories ?? (await loadHistories(options.history));
 
   const common: Omit<OptimizeConfigInput, 'seed'> = {
@@ -228,6 +239,7 @@ async function compareArms(options: CompareOptions, hooks: CompareHooks): Promis
   const split: 'test' | 'val' = splits.test.some((q) => q.evidence.length > 0 || objective !== 'evidence') ? 'test' : 'val';
 
   const perQuestion = new Map<ArmName, Record<string, number>>();
+  const bestHash = new Map<ArmName, string>();
   const queue = options.queue ? { queue: { url: options.queue, runId: queueRunId(out) } } : {};
   const pool = createEvalPool({ ...(options.jobs ? { size: options.jobs } : {}), ...(llm ? { llm } : {}), ...queue });
   try {
@@ -242,7 +254,9 @@ async function compareArms(options: CompareOptions, hooks: CompareHooks): Promis
         objective,
         runDir: report.dir,
       });
-      const c = await compileDesign(openArchive(report.dir).source(report.best.id));
+      const bestSource = openArchive(report.dir).source(report.best.id);
+      bestHash.set(arm, sha256(bestSource));
+      const c = await compileDesign(bestSource);
       if (!c.ok)
         throw new MemsteerError(
           'E_ARCHIVED_COMPILE',
@@ -290,7 +304,12 @@ async function compareArms(options: CompareOptions, hooks: CompareHooks): Promis
     iterations: options.iterations,
     budgetTokens: options.budgetTokens ?? null,
     maxProposals: options.maxProposals ?? null,
-    arms: arms.map((arm) => armReport(arm, reports.get(arm)!)),
+    histories: histories.map((h) => h.id),
+    arms: arms.map((arm, i) => ({
+      ...armReport(arm, reports.get(arm)!),
+      bestHash: bestHash.get(arm)!,
+      sameDesignAs: arms.slice(0, i).find((a) => bestHash.get(a) === bestHash.get(arm)) ?? null,
+    })),
     differences,
     ms: performance.now() - started,
   });
@@ -310,7 +329,10 @@ function scoresOf(s: SplitScores): CompareScores {
   };
 }
 
-function armReport(arm: ArmName, r: { report: OptimizeReport; space: 'code' | 'config'; ms: number }): ArmReport {
+function armReport(
+  arm: ArmName,
+  r: { report: OptimizeReport; space: 'code' | 'config'; ms: number },
+): Omit<ArmReport, 'bestHash' | 'sameDesignAs'> {
   const { report } = r;
   return {
     arm,

@@ -4,6 +4,7 @@ import { escapeHtml, inlineScript, jsonForScript } from './html-escape.ts';
 import { renderLineage } from './lineage-html.ts';
 import { OFFICIAL_TRACES_DIR } from './report-data.ts';
 import type { Metrics, ReportData, SplitScoresEntry } from './report-schema.ts';
+import { fidelitySection } from './fidelity-html.ts';
 
 /** What the page needs besides the data: the inlined charting library, the page's own script and stylesheet. */
 export interface PageAssets {
@@ -30,6 +31,7 @@ const NAV = [
   ['revisions', 'revisions'],
   ['scores', 'scores by category'],
   ['cost', 'cost'],
+  ['fidelity', 'fidelity'],
 ]
   .map(([id, text]) => `<a href="#${id}">${text}</a>`)
   .join(' · ');
@@ -94,6 +96,10 @@ ${scores(data)}
 <section id="cost">
 <h2>Cost by role</h2>
 ${cost(data)}
+</section>
+<section id="fidelity">
+<h2>Supervision fidelity</h2>
+${fidelitySection(data.fidelity)}
 </section>
 </main>
 <footer>

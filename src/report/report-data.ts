@@ -9,6 +9,7 @@ import { summarize, type MetricBlock } from '../scoring/summary.ts';
 import { QuestionTraceSchema } from '../scoring/trace-schema.ts';
 import type { QuestionTrace } from '../scoring/trace.ts';
 import { readJsonl } from '../util/jsonl.ts';
+import { readFidelity } from '../experiments/fidelity-schema.ts';
 import {
   ReportDataSchema,
   type CostRow,
@@ -91,6 +92,7 @@ export function buildReportData(archive: Archive, options: ReportDataOptions = {
     scores: { metric: metricOf(objective), entries: scoreEntries(archive, seed, best) },
     cost: costOf(archive, programs),
     warnings: state.warnings,
+    fidelity: readFidelity(archive.dir),
   };
   return ReportDataSchema.parse(data);
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FidelityReportSchema } from '../experiments/fidelity-schema.ts';
 
 /**
  * The data behind an HTML report: what `buildReportData` reads out of a run archive, validated before it is
@@ -133,5 +134,7 @@ export const ReportDataSchema = z.object({
     notes: z.array(z.string()),
   }),
   warnings: z.array(z.string()),
+  /** `<run>/fidelity.json` when `memsteer report --fidelity` wrote one: validation vs official ranking of the candidates. */
+  fidelity: FidelityReportSchema.nullable(),
 });
 export type ReportData = z.infer<typeof ReportDataSchema>;

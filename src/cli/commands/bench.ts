@@ -70,6 +70,16 @@ export const BENCH_OPTIONS = optionTable({
     schema: count(LIMITS.items).nullable().optional(),
     parse: (text: string) => (text.trim() === 'all' ? null : toNumber(text)),
   },
+  excludeDev: {
+    flags: '--exclude-dev',
+    description: 'leave the development histories (src/experiments/dev-subsets.ts) out of every experiment',
+    schema: B.excludeDev,
+  },
+  fidelity: {
+    flags: '--fidelity',
+    description: "evaluate every candidate of each optimized row's run on its official questions: τ-b, Spearman, regret",
+    schema: B.fidelity,
+  },
   rngSeed: common.rngSeed,
   jobs: { ...common.jobs, description: 'sandbox processes per pool' },
   queue: common.queue,
@@ -108,6 +118,8 @@ export function benchConfigFromFlags(input: OptionsInput<typeof BENCH_OPTIONS>):
     iterations: f.iterations,
     rngSeed: f.rngSeed,
     fresh: f.fresh,
+    excludeDev: f.excludeDev,
+    fidelity: f.fidelity,
   };
   if (f.perHistory !== undefined) cfg.perHistory = f.perHistory;
   if (f.budgets) cfg.budgets = f.budgets;

@@ -19,6 +19,7 @@ import type { SearchEvent } from '../../optimize/search-loop.ts';
 import { checkPaths, tablePathChecks } from '../check-paths.ts';
 import * as common from '../common-options.ts';
 import { loadCommandHistories } from '../history-warnings.ts';
+import { historySplit } from '../../experiments/dev-subsets.ts';
 import { addOptions, optionTable, parseOptions, type OptionsInput, type OptionsOf } from '../option-table.ts';
 
 const C = CompareOptionsSchema.shape;
@@ -59,6 +60,11 @@ export const COMPARE_OPTIONS = optionTable({
     flags: '--out <dir>',
     description: "where the arms' runs and compare.json go (default archive/compare-<timestamp>)",
     schema: z.string().min(1).optional(),
+  },
+  excludeDev: {
+    flags: '--exclude-dev',
+    description: 'search and test on the held-out histories only (not those of src/experiments/dev-subsets.ts)',
+    schema: z.boolean().default(false),
   },
   strict: common.strict,
   json: { ...common.json, description: 'print the report as JSON' },
@@ -137,6 +143,13 @@ export function renderFinalScores(report: CompareReport): string {
   return t.toString();
 }
 
+/** Each arm's best design by content hash, and whether it is the same design as an earlier arm's. */
+export function renderDesigns(report: CompareReport): string {
+  const t = new Table({ head: ['arm', 'best design', 'content hash', 'same design as'], style: { head: [], border: [], compact: true } });
+  for (const a of report.arms) t.push([a.arm, a.best.id, a.bestHash.slice(0, 12), a.sameDesignAs ?? '–']);
+  return t.toString();
+}
+
 /** One line per paired-bootstrap difference. */
 export function renderDifferences(report: CompareReport): string {
   return report.differences
@@ -162,7 +175,14 @@ export async function runCompareCommand(input: OptionsInput<typeof COMPARE_OPTIO
       throw new InputError('E_ARCHIVE_EXISTS', `--out ${out}: ${dir} already holds a run; choose another --out`, { file: dir });
   }
   // Loaded here so their warnings come before any work; runCompare reuses them.
-  const histories = await loadCommandHistories(f.history, io, { strict: f.strict, questions: f.supervision });
+  const loaded = await loadCommandHistories(f.history, io, { strict: f.strict, questions: f.supervision });
+  const histories = f.excludeDev ? loaded.filter((h) => historySplit(h.id) === 'heldout') : loaded;
+  if (histories.length === 0)
+    throw new InputError(
+      'E_NO_HISTORIES',
+      `--history ${f.history}: every history is a development history (${loaded.map((h) => h.id).join(', ')}); ` +
+        'drop --exclude-dev or pass held-out histories',
+    );
   const quiet = Boolean(f.json);
   const onArm = (arm: ArmName, phase: 'start' | 'done') => {
     if (!quiet && phase === 'start') io.err(`── ${arm} ${arm === 'control' ? '(best-of-N, code space)' : 'search'} ──\n`);
@@ -190,9 +210,11 @@ export async function runCompareCommand(input: OptionsInput<typeof COMPARE_OPTIO
       `${report.budgetTokens ? `, ≤ ${report.budgetTokens} LLM tokens each` : ''}` +
       `${report.maxProposals ? `, ≤ ${report.maxProposals} proposals each` : ''}\n`,
   );
+  if (f.excludeDev) io.out(`held-out histories only (--exclude-dev): ${report.histories.join(', ')}\n`);
   io.out("validation fitness, best so far per iteration (cand. = that iteration's candidate, * accepted):\n");
   io.out(`${renderTrajectories(report)}\n`);
   io.out(`${renderFinalScores(report)}\n`);
+  io.out(`${renderDesigns(report)}\n`);
   io.out(`${renderDifferences(report)}\n`);
   for (const a of report.arms) io.out(`${a.arm}: stopped (${a.stopReason}); run in ${a.dir}\n`);
   io.out(`total ${(report.ms / 1000).toFixed(0)} s; report ${resolve(out, 'compare.json')}\n`);

@@ -5,7 +5,19 @@
  */
 import { DATASETS } from '../bench-config.ts';
 import { cellRef, type BenchContext } from '../context.ts';
-import { HEADLINE_COLUMNS, SPLIT_COLUMNS, bySplit, devNote, headline, pct, sameDesignNote } from '../markdown.ts';
+import {
+  FIDELITY_NOTE,
+  HEADLINE_COLUMNS,
+  SPLIT_COLUMNS,
+  bySplit,
+  designHash,
+  devNote,
+  fidelityTable,
+  headline,
+  pct,
+  sameDesignAs,
+  sameDesignNote,
+} from '../markdown.ts';
 import { FeedbackResultSchema, type FeedbackResult, type FeedbackRow, type Table } from '../schemas.ts';
 import { ablationSetup } from './ablation-setup.ts';
 
@@ -27,7 +39,10 @@ export async function runFeedbackExperiment(ctx: BenchContext): Promise<Feedback
       // The stratified arm is the supervision ablation's "with checks" run (same supervision, seed and settings).
       const cell = await ctx.cell({ name: `${dataset}-feedback-${m.mode}`, dataset, supervision, feedback: m.mode });
       const test = await ctx.evaluate(`${dataset} feedback ${m.mode}`, dataset, cell.bestSource, setup.histories);
-      rows.push({ dataset, mode: m.mode, label: m.label, design: cellRef(cell), test: test.scores });
+      const design = ctx.config.fidelity
+        ? { ...cellRef(cell), fidelity: await ctx.fidelity(cell, dataset, setup.histories) }
+        : cellRef(cell);
+      rows.push({ dataset, mode: m.mode, label: m.label, design, test: test.scores });
     }
   }
   const c = ctx.config;
@@ -50,12 +65,22 @@ export async function runFeedbackExperiment(ctx: BenchContext): Promise<Feedback
             rows.filter((r) => r.dataset === d).map((r) => ({ label: r.mode, program: r.design.program })),
           ) ?? [],
       ),
+      ...(c.fidelity ? [FIDELITY_NOTE] : []),
       'diagnosis (failures sampled in proportion to their frequency) and diagnosis + stratified ' +
         '(failures sampled per category) hand the offline proposer the same counts, ' +
         'so offline they make the same proposals and reach the same design; ' +
         'they differ only for an LLM proposer, which reads the cases.',
     ],
-    tables: feedbackTables(rows),
+    tables: [
+      ...feedbackTables(rows),
+      ...[...new Set(rows.map((r) => r.dataset))].flatMap(
+        (d) =>
+          fidelityTable(
+            `${DATASETS[d].label}: supervision fidelity of each mode's run`,
+            rows.filter((r) => r.dataset === d),
+          ) ?? [],
+      ),
+    ],
     seconds: (performance.now() - started) / 1000,
     rows,
   });
@@ -64,12 +89,29 @@ export async function runFeedbackExperiment(ctx: BenchContext): Promise<Feedback
 function feedbackTables(rows: readonly FeedbackRow[]): Table[] {
   return [...new Set(rows.map((r) => r.dataset))].map((dataset) => {
     const rs = rows.filter((r) => r.dataset === dataset);
+    const same = sameDesignAs(rs);
     return {
       title: `${DATASETS[dataset].label}: official test by feedback mode (${rs[0]?.test.n ?? 0} questions; ${devNote(dataset)})`,
-      columns: ['feedback', 'design', 'accepted / proposals', 'best val', ...SPLIT_COLUMNS, ...HEADLINE_COLUMNS],
-      rows: rs.flatMap((r) =>
+      columns: [
+        'feedback',
+        'design',
+        'design hash',
+        'same design as',
+        'accepted / proposals',
+        'best val',
+        ...SPLIT_COLUMNS,
+        ...HEADLINE_COLUMNS,
+      ],
+      rows: rs.flatMap((r, i) =>
         bySplit(
-          [r.label, r.design.program, `${r.design.accepted ?? 0} / ${r.design.proposals ?? 0}`, pct(r.design.valFitness)],
+          [
+            r.label,
+            r.design.program,
+            designHash(r.design),
+            same[i]!,
+            `${r.design.accepted ?? 0} / ${r.design.proposals ?? 0}`,
+            pct(r.design.valFitness),
+          ],
           r.test,
           headline,
         ),

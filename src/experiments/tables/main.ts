@@ -4,7 +4,17 @@
  */
 import { DATASETS } from '../bench-config.ts';
 import { BASE_REF, cellRef, type BenchContext } from '../context.ts';
-import { HEADLINE_COLUMNS, SPLIT_COLUMNS, bySplit, devNote, headline, pct, sameDesignNote } from '../markdown.ts';
+import {
+  FIDELITY_NOTE,
+  HEADLINE_COLUMNS,
+  SPLIT_COLUMNS,
+  bySplit,
+  devNote,
+  fidelityTable,
+  headline,
+  pct,
+  sameDesignNote,
+} from '../markdown.ts';
 import { MainResultSchema, type MainResult, type MainRow, type Table } from '../schemas.ts';
 import { officialSupervision, splitCounts } from '../supervision-sets.ts';
 
@@ -28,6 +38,10 @@ export async function runMainExperiment(ctx: BenchContext): Promise<MainResult> 
     const genTest = await ctx.evaluate(`${dataset} generated`, dataset, gen.bestSource, histories);
     const offTest = await ctx.evaluate(`${dataset} official-qa`, dataset, off.bestSource, histories);
     const n = histories.length;
+    const ref = async (cell: typeof gen) =>
+      ctx.config.fidelity ? { ...cellRef(cell), fidelity: await ctx.fidelity(cell, dataset, histories) } : cellRef(cell);
+    const genRef = await ref(gen);
+    const offRef = await ref(off);
     rows.push(
       {
         dataset,
@@ -44,7 +58,7 @@ export async function runMainExperiment(ctx: BenchContext): Promise<MainResult> 
         label: 'MemSteer (generated supervision)',
         histories: n,
         supervision: { kind: 'generated', ...splitCounts(generated) },
-        design: cellRef(gen),
+        design: genRef,
         test: genTest.scores,
       },
       {
@@ -53,7 +67,7 @@ export async function runMainExperiment(ctx: BenchContext): Promise<MainResult> 
         label: 'Official-QA (reference)',
         histories: n,
         supervision: { kind: 'official', ...splitCounts(official) },
-        design: cellRef(off),
+        design: offRef,
         test: offTest.scores,
       },
     );
@@ -63,6 +77,7 @@ export async function runMainExperiment(ctx: BenchContext): Promise<MainResult> 
     title: 'Main: Base-BM25 vs generated supervision vs Official-QA',
     notes: [
       ...mainNotes(ctx),
+      ...(ctx.config.fidelity ? [FIDELITY_NOTE] : []),
       ...ctx.config.datasets.flatMap(
         (d) =>
           sameDesignNote(
@@ -71,7 +86,16 @@ export async function runMainExperiment(ctx: BenchContext): Promise<MainResult> 
           ) ?? [],
       ),
     ],
-    tables: mainTables(rows),
+    tables: [
+      ...mainTables(rows),
+      ...[...new Set(rows.map((r) => r.dataset))].flatMap(
+        (d) =>
+          fidelityTable(
+            `${DATASETS[d].label}: supervision fidelity of each optimized row's run`,
+            rows.filter((r) => r.dataset === d && r.design.run),
+          ) ?? [],
+      ),
+    ],
     seconds: (performance.now() - started) / 1000,
     rows,
   });
@@ -80,7 +104,8 @@ export async function runMainExperiment(ctx: BenchContext): Promise<MainResult> 
 function mainNotes(ctx: BenchContext): string[] {
   const c = ctx.config;
   return [
-    `Test = official QA of every history. ${ctx.config.datasets.map((d) => ctx.testNote(d.id)).join('. ')}.`,
+    `Test = official QA of every ${c.excludeDev ? 'held-out history (--exclude-dev: the development ones are left out)' : 'history'}. ` +
+      `${ctx.config.datasets.map((d) => ctx.testNote(d.id)).join('. ')}.`,
     `MemSteer: Base-BM25 evolved for ${c.iterations} iterations by the offline mutation proposer, ` +
       `steered by ${c.perHistory} offline-generated items per history (train/val split by bundle, ` +
       `validation share ${c.valShare}); the design with the best validation score is tested.`,

@@ -4,7 +4,19 @@
  */
 import { DATASETS } from '../bench-config.ts';
 import { cellRef, type BenchContext } from '../context.ts';
-import { HEADLINE_COLUMNS, SPLIT_COLUMNS, bySplit, devNote, headline, pct, sameDesignNote } from '../markdown.ts';
+import {
+  FIDELITY_NOTE,
+  HEADLINE_COLUMNS,
+  SPLIT_COLUMNS,
+  bySplit,
+  designHash,
+  devNote,
+  fidelityTable,
+  headline,
+  pct,
+  sameDesignAs,
+  sameDesignNote,
+} from '../markdown.ts';
 import { SupervisionResultSchema, type SupervisionResult, type SupervisionRow, type Table } from '../schemas.ts';
 import { budgetSubset, splitCounts } from '../supervision-sets.ts';
 import { ablationSetup } from './ablation-setup.ts';
@@ -45,7 +57,7 @@ export async function runSupervisionExperiment(ctx: BenchContext): Promise<Super
         checks: arm.checks,
         trainItems: counts.train,
         valItems: counts.val,
-        design: cellRef(cell),
+        design: ctx.config.fidelity ? { ...cellRef(cell), fidelity: await ctx.fidelity(cell, dataset, histories) } : cellRef(cell),
         test: test.scores,
       });
     }
@@ -66,10 +78,20 @@ export async function runSupervisionExperiment(ctx: BenchContext): Promise<Super
         `test = official QA of the ablation histories (${c.datasets.map((d) => ctx.testNote(d.id)).join('; ')}).`,
       ...skipped.map((s) => `Skipped: ${s}.`),
       ...sameDesignNotes(rows),
+      ...(c.fidelity ? [FIDELITY_NOTE] : []),
       "Offline, the mutation proposer's moves depend on the training diagnosis only through its dominant failure category, " +
         'and acceptance on the validation ranking; arms that agree on both walk the same path, whatever their training set.',
     ],
-    tables: supervisionTables(rows),
+    tables: [
+      ...supervisionTables(rows),
+      ...[...new Set(rows.map((r) => r.dataset))].flatMap(
+        (d) =>
+          fidelityTable(
+            `${DATASETS[d].label}: supervision fidelity of each arm's run`,
+            rows.filter((r) => r.dataset === d).map((r) => ({ label: r.variant, design: r.design })),
+          ) ?? [],
+      ),
+    ],
     seconds: (performance.now() - started) / 1000,
     rows,
   });
@@ -88,6 +110,7 @@ function sameDesignNotes(rows: readonly SupervisionRow[]): string[] {
 function supervisionTables(rows: readonly SupervisionRow[]): Table[] {
   return [...new Set(rows.map((r) => r.dataset))].map((dataset) => {
     const rs = rows.filter((r) => r.dataset === dataset);
+    const same = sameDesignAs(rs.map((r) => ({ label: r.variant, design: r.design })));
     const locomo = dataset === 'locomo';
     return {
       title:
@@ -96,17 +119,20 @@ function supervisionTables(rows: readonly SupervisionRow[]): Table[] {
       columns: [
         'supervision',
         'design',
+        'design hash',
+        'same design as',
         'train / val items',
         'best val',
         ...SPLIT_COLUMNS,
         ...HEADLINE_COLUMNS,
         ...(locomo ? ['LoCoMo F1'] : []),
       ],
-      rows: rs.flatMap((r) =>
-        bySplit([r.variant, r.design.program, `${r.trainItems} / ${r.valItems}`, pct(r.design.valFitness)], r.test, (p) => [
-          ...headline(p),
-          ...(locomo ? [pct(p.locomoF1)] : []),
-        ]),
+      rows: rs.flatMap((r, i) =>
+        bySplit(
+          [r.variant, r.design.program, designHash(r.design), same[i]!, `${r.trainItems} / ${r.valItems}`, pct(r.design.valFitness)],
+          r.test,
+          (p) => [...headline(p), ...(locomo ? [pct(p.locomoF1)] : [])],
+        ),
       ),
     };
   });

@@ -1,0 +1,83 @@
+/**
+ * The shape of `<run>/fidelity.json` (see fidelity.ts, which computes it), and its reader: the HTML report and the
+ * bench read it without the evaluation machinery.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+import { InputError } from '../errors.ts';
+import { AgreementSchema, MetricsSchema } from './schemas.ts';
+
+/** Where a run's fidelity report is written. */
+export const FIDELITY_FILE = 'fidelity.json';
+
+export const FidelityCandidateSchema = z.object({
+  id: z.string(),
+  iteration: z.number().int().nonnegative(),
+  kind: z.string(),
+  status: z.string(),
+  contentHash: z.string(),
+  proposer: z.string().nullable(),
+  /** The run's validation fitness (the objective on generated validation items), as the archive recorded it. */
+  valFitness: z.number(),
+  /** Official metrics; null when the candidate no longer compiles (`error` says why). */
+  official: MetricsSchema.nullable(),
+  /** An earlier candidate with the same source: it is counted once in the statistics (its twin is not evaluated again). */
+  sameAs: z.string().nullable(),
+  error: z.string().nullable(),
+});
+export type FidelityCandidate = z.infer<typeof FidelityCandidateSchema>;
+
+/** `<run>/fidelity.json`. */
+export const FidelityReportSchema = z.object({
+  format: z.literal(1),
+  run: z.string(),
+  computedAt: z.string(),
+  /** History source the official questions came from. */
+  history: z.string(),
+  /** `official` (the histories' own QA) or the question file used instead. */
+  questions: z.string(),
+  /** Official categories kept (empty: all). */
+  categories: z.array(z.string()),
+  /** Official questions per history: a fixed sample of at most this many (null: all). */
+  perHistory: z.number().int().positive().nullable(),
+  excludeDev: z.boolean(),
+  histories: z.array(z.string()),
+  /** Histories of a development subset among them (their official QA may have been looked at during calibration). */
+  devHistories: z.array(z.string()),
+  questionCount: z.number().int().nonnegative(),
+  objective: z.string(),
+  contextBudget: z.number().int().positive(),
+  /** Answerer of the official accuracy and F1 (context recall and R@10 do not depend on it). */
+  answerer: z.string(),
+  /** The best program the run itself reports (its acceptance rule's choice). */
+  runBest: z.string().nullable(),
+  candidates: z.array(FidelityCandidateSchema),
+  /** Candidates with distinct sources and official scores: what the statistics are over. */
+  distinct: z.number().int().nonnegative(),
+  contextRecall: AgreementSchema,
+  recallAt10: AgreementSchema,
+  /** Official regret of the run's own best (by context recall), beside that of the highest validation fitness. */
+  runBestRegret: z.number().nullable(),
+});
+export type FidelityReport = z.infer<typeof FidelityReportSchema>;
+
+/** A run's fidelity report when one was written (validated), else null. */
+export function readFidelity(runDir: string): FidelityReport | null {
+  const file = join(resolve(runDir), FIDELITY_FILE);
+  if (!existsSync(file)) return null;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new InputError('E_BAD_FIDELITY', `${file}: not JSON (${(e as Error).message}); rerun memsteer report --fidelity`, { file });
+  }
+  const parsed = FidelityReportSchema.safeParse(raw);
+  if (!parsed.success)
+    throw new InputError(
+      'E_BAD_FIDELITY',
+      `${file}: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}; rerun memsteer report --fidelity`,
+      { file },
+    );
+  return parsed.data;
+}

@@ -1,0 +1,144 @@
+/**
+ * The statistics of supervision fidelity, pure: how well the generated validation split ranked a run's candidates
+ * against their official scores (Kendall τ-b and Spearman ρ, both with ties handled), and the official regret of
+ * picking by validation. simple-statistics has no Kendall τ and its rank correlation gives tied values distinct
+ * ranks, so τ-b is counted by hand here and Spearman is its Pearson correlation over average ranks.
+ */
+import { sampleCorrelation } from 'simple-statistics';
+
+/** Ranks from 1, tied values sharing the mean of the ranks they span (the "fractional" ranking Spearman needs). */
+export function averageRanks(xs: readonly number[]): number[] {
+  const order = xs.map((x, i) => ({ x, i })).sort((a, b) => a.x - b.x);
+  const ranks = new Array<number>(xs.length);
+  for (let start = 0; start < order.length; ) {
+    let end = start;
+    while (end + 1 < order.length && order[end + 1]!.x === order[start]!.x) end++;
+    const rank = (start + end) / 2 + 1;
+    for (let k = start; k <= end; k++) ranks[order[k]!.i] = rank;
+    start = end + 1;
+  }
+  return ranks;
+}
+
+/** A correlation rounded a hair outside [−1, 1] (1.0000000000000002 for identical tied ranks) put back inside. */
+function clampUnit(r: number): number {
+  return Math.min(1, Math.max(-1, r));
+}
+
+function checkPaired(x: readonly number[], y: readonly number[]): void {
+  if (x.length !== y.length) throw new RangeError(`paired samples differ in length: ${x.length} vs ${y.length}`);
+  if ([...x, ...y].some((v) => !Number.isFinite(v))) throw new RangeError('paired samples must be finite numbers');
+}
+
+/** Concordant, discordant and one-sided tied pairs of a paired sample. */
+export interface PairCounts {
+  concordant: number;
+  discordant: number;
+  /** Pairs tied in x only. */
+  tiedX: number;
+  /** Pairs tied in y only. */
+  tiedY: number;
+  /** Pairs tied in both (they count in neither τ-b's numerator nor its denominator). */
+  tiedBoth: number;
+}
+
+/** Counts every pair (O(n²): a run has tens to hundreds of candidates). */
+export function pairCounts(x: readonly number[], y: readonly number[]): PairCounts {
+  checkPaired(x, y);
+  const c: PairCounts = { concordant: 0, discordant: 0, tiedX: 0, tiedY: 0, tiedBoth: 0 };
+  for (let i = 0; i < x.length; i++) {
+    for (let j = i + 1; j < x.length; j++) {
+      const dx = Math.sign(x[i]! - x[j]!);
+      const dy = Math.sign(y[i]! - y[j]!);
+      if (dx === 0 && dy === 0) c.tiedBoth++;
+      else if (dx === 0) c.tiedX++;
+      else if (dy === 0) c.tiedY++;
+      else if (dx === dy) c.concordant++;
+      else c.discordant++;
+    }
+  }
+  return c;
+}
+
+/**
+ * Kendall's τ-b: (P − Q) / √((P + Q + Tx)(P + Q + Ty)). Null when it is undefined: fewer than two values, or
+ * one side constant (every pair tied), where no ranking exists to agree with.
+ */
+export function kendallTauB(x: readonly number[], y: readonly number[]): number | null {
+  const c = pairCounts(x, y);
+  const denominator = Math.sqrt((c.concordant + c.discordant + c.tiedX) * (c.concordant + c.discordant + c.tiedY));
+  return denominator === 0 ? null : clampUnit((c.concordant - c.discordant) / denominator);
+}
+
+/** Spearman's ρ with ties: Pearson's r of the average ranks. Null below two values or when one side is constant. */
+export function spearman(x: readonly number[], y: readonly number[]): number | null {
+  checkPaired(x, y);
+  if (x.length < 2) return null;
+  const rx = averageRanks(x);
+  const ry = averageRanks(y);
+  if (new Set(rx).size < 2 || new Set(ry).size < 2) return null;
+  return clampUnit(sampleCorrelation(rx, ry));
+}
+
+/** A candidate as fidelity sees it: its validation fitness and one official score. */
+export interface RankedCandidate {
+  id: string;
+  val: number;
+  official: number;
+}
+
+/** The official regret of picking by validation. */
+export interface Regret {
+  /** The validation-chosen candidate: highest validation fitness, ties to the earliest given (the search keeps the first). */
+  chosen: string;
+  chosenOfficial: number;
+  /** The candidate with the best official score (ties to the earliest given). */
+  bestOfficial: string;
+  bestOfficialScore: number;
+  /** bestOfficialScore − chosenOfficial (≥ 0). */
+  regret: number;
+  /** Candidates tied at the top validation fitness (1 when the choice was unambiguous). */
+  tiedAtTop: number;
+  /** Mean regret over the candidates tied at the top: what picking among them at random would lose. */
+  meanRegretOverTies: number;
+}
+
+/** Regret over candidates in search order (the order breaks ties). Null for no candidate. */
+export function regretOf(candidates: readonly RankedCandidate[]): Regret | null {
+  const first = candidates[0];
+  if (!first) return null;
+  let chosen = first;
+  let best = first;
+  for (const c of candidates) {
+    if (c.val > chosen.val) chosen = c;
+    if (c.official > best.official) best = c;
+  }
+  const tied = candidates.filter((c) => c.val === chosen.val);
+  const meanTied = tied.reduce((s, c) => s + c.official, 0) / tied.length;
+  return {
+    chosen: chosen.id,
+    chosenOfficial: chosen.official,
+    bestOfficial: best.id,
+    bestOfficialScore: best.official,
+    regret: best.official - chosen.official,
+    tiedAtTop: tied.length,
+    // A mean of equal values can round above them; a regret is never negative.
+    meanRegretOverTies: Math.max(0, best.official - meanTied),
+  };
+}
+
+/** Agreement of validation fitness with one official metric over a set of candidates. */
+export interface Agreement {
+  /** Candidates compared (those with a value of the metric). */
+  n: number;
+  kendallTauB: number | null;
+  spearman: number | null;
+  regret: Regret | null;
+}
+
+/** τ-b, Spearman and regret of validation fitness against one official metric. */
+export function agreementOf(candidates: readonly RankedCandidate[]): Agreement {
+  const val = candidates.map((c) => c.val);
+  const off = candidates.map((c) => c.official);
+  return { n: candidates.length, kendallTauB: kendallTauB(val, off), spearman: spearman(val, off), regret: regretOf(candidates) };
+}

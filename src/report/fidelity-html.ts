@@ -1,0 +1,75 @@
+/** The report's fidelity section: how well the generated validation split ranked the run's candidates officially. */
+import type { FidelityReport } from '../experiments/fidelity-schema.ts';
+import { formatScore } from './format.ts';
+import { escapeHtml } from './html-escape.ts';
+
+type Agreement = FidelityReport['contextRecall'];
+
+/** τ or ρ with two decimals; `–` when undefined (fewer than two candidates, or one side constant). */
+export function formatCorrelation(x: number | null): string {
+  return x === null ? '–' : x.toFixed(2);
+}
+
+/** A regret in percentage points of the metric. */
+export function formatRegret(a: Agreement): string {
+  return a.regret ? `${(a.regret.regret * 100).toFixed(1)} pts` : '–';
+}
+
+const NOTE =
+  'Every candidate that compiled and got a validation score, evaluated on the official questions after the search ' +
+  '(the search never saw these numbers). Kendall τ-b and Spearman ρ compare the ranking by validation fitness with the ' +
+  'official one (ties handled); regret = the best official score of any candidate minus that of the candidate with the ' +
+  'highest validation fitness (ties to the earliest). Candidates with the same source count once.';
+
+function agreementRow(label: string, a: Agreement): string {
+  const r = a.regret;
+  const cells = [
+    escapeHtml(label),
+    String(a.n),
+    formatCorrelation(a.kendallTauB),
+    formatCorrelation(a.spearman),
+    escapeHtml(formatRegret(a)),
+    r ? `${escapeHtml(r.chosen)} (${formatScore(r.chosenOfficial)})` : '–',
+    r ? `${escapeHtml(r.bestOfficial)} (${formatScore(r.bestOfficialScore)})` : '–',
+  ];
+  return `<tr>${cells.map((c, i) => `<td${i > 0 && i < 5 ? ' class="num"' : ''}>${c}</td>`).join('')}</tr>`;
+}
+
+/** The section's body; a hint on how to compute it when the run has no fidelity.json. */
+export function fidelitySection(f: FidelityReport | null): string {
+  if (!f)
+    return (
+      '<p class="empty">Not computed for this run. <code>memsteer report &lt;run&gt; --fidelity</code> evaluates every ' +
+      'candidate on the official questions and adds this section.</p>'
+    );
+  const where =
+    `${f.questionCount} ${f.questions === 'official' ? 'official' : escapeHtml(f.questions)} questions` +
+    `${f.categories.length ? ` (categories ${escapeHtml(f.categories.join(', '))})` : ''} on ${f.histories.length} ` +
+    `${f.histories.length === 1 ? 'history' : 'histories'} (${escapeHtml(f.histories.join(', '))})` +
+    `${f.devHistories.length ? `; development histories among them: ${escapeHtml(f.devHistories.join(', '))}` : ''}` +
+    `; ${f.distinct} distinct candidates of ${f.candidates.length}; computed ${escapeHtml(f.computedAt)}.`;
+  const heads = ['official metric', 'candidates', 'Kendall τ-b', 'Spearman ρ', 'regret', 'validation picks', 'official best'];
+  const summary =
+    `<table class="data"><thead><tr>${heads.map((h) => `<th>${h}</th>`).join('')}</tr></thead><tbody>` +
+    `${agreementRow('context recall', f.contextRecall)}${agreementRow('R@10', f.recallAt10)}</tbody></table>`;
+  const marks = (id: string) =>
+    [
+      id === f.contextRecall.regret?.chosen ? 'validation pick' : '',
+      id === f.contextRecall.regret?.bestOfficial ? 'official best' : '',
+      id === f.runBest ? 'run best' : '',
+    ]
+      .filter(Boolean)
+      .join(', ');
+  const rows = f.candidates.map(
+    (c) =>
+      `<tr><td><code>${escapeHtml(c.id)}</code></td><td class="num">${c.iteration}</td><td>${escapeHtml(c.status)}</td>` +
+      `<td class="num">${formatScore(c.valFitness)}</td><td class="num">${formatScore(c.official?.contextRecall)}</td>` +
+      `<td class="num">${formatScore(c.official?.recallAt10)}</td>` +
+      `<td>${escapeHtml(c.sameAs ? `same source as ${c.sameAs}` : (c.error ?? marks(c.id)))}</td></tr>`,
+  );
+  const candHeads = ['program', 'iteration', 'status', 'validation fitness', 'official context recall', 'official R@10', ''];
+  const candidates =
+    `<table class="data"><thead><tr>${candHeads.map((h) => `<th>${h}</th>`).join('')}</tr></thead>` +
+    `<tbody>${rows.join('')}</tbody></table>`;
+  return `<p class="note">${escapeHtml(NOTE)}</p>\n<p class="note">${where}</p>\n${summary}\n${candidates}`;
+}

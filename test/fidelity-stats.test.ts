@@ -1,0 +1,126 @@
+/**
+ * Fidelity statistics on hand-computed cases: Kendall τ-b and Spearman ρ with and without ties (values checked
+ * against scipy.stats.kendalltau / spearmanr by hand), and the official regret of picking by validation.
+ */
+import { describe, expect, it } from 'vitest';
+import { agreementOf, averageRanks, kendallTauB, pairCounts, regretOf, spearman } from '../src/experiments/fidelity-stats.ts';
+
+describe('averageRanks', () => {
+  it('gives tied values the mean of the ranks they span', () => {
+    expect(averageRanks([10, 20, 20, 30])).toEqual([1, 2.5, 2.5, 4]);
+    expect(averageRanks([0.5, 0.1, 0.5, 0.5])).toEqual([3, 1, 3, 3]);
+    expect(averageRanks([])).toEqual([]);
+  });
+});
+
+describe('Kendall τ-b', () => {
+  it('is 1 for the same order and −1 for the reverse', () => {
+    expect(kendallTauB([1, 2, 3, 4], [10, 20, 30, 40])).toBe(1);
+    expect(kendallTauB([1, 2, 3, 4], [4, 3, 2, 1])).toBe(-1);
+  });
+
+  it('counts one discordant pair of four items as (5 − 1) / 6', () => {
+    // pairs: (1,2) discordant, the other five concordant
+    expect(kendallTauB([1, 2, 3, 4], [2, 1, 3, 4])).toBeCloseTo(4 / 6, 12);
+  });
+
+  it('handles ties in x: P=5, Q=0, Tx=1 → 5/√30', () => {
+    const x = [1, 2, 2, 3];
+    const y = [1, 3, 2, 4];
+    expect(pairCounts(x, y)).toEqual({ concordant: 5, discordant: 0, tiedX: 1, tiedY: 0, tiedBoth: 0 });
+    expect(kendallTauB(x, y)).toBeCloseTo(5 / Math.sqrt(30), 12); // scipy: 0.9128709291752769
+  });
+
+  it('handles ties on both sides, and pairs tied in both count nowhere', () => {
+    const x = [1, 1, 2, 3, 3];
+    const y = [1, 1, 3, 2, 2];
+    // (0,1) tied both; (0,2),(1,2) C; (0,3),(0,4),(1,3),(1,4) C; (2,3),(2,4) D; (3,4) tied both
+    expect(pairCounts(x, y)).toEqual({ concordant: 6, discordant: 2, tiedX: 0, tiedY: 0, tiedBoth: 2 });
+    expect(kendallTauB(x, y)).toBeCloseTo(4 / 8, 12);
+    // x ties only in (0,1); y ties only in (3,4)
+    const c = pairCounts([1, 1, 2, 3], [1, 2, 3, 3]);
+    expect(c).toEqual({ concordant: 4, discordant: 0, tiedX: 1, tiedY: 1, tiedBoth: 0 });
+    expect(kendallTauB([1, 1, 2, 3], [1, 2, 3, 3])).toBeCloseTo(4 / 5, 12); // scipy: 0.8
+  });
+
+  it('is undefined (null) for fewer than two values or a constant side', () => {
+    expect(kendallTauB([], [])).toBeNull();
+    expect(kendallTauB([1], [2])).toBeNull();
+    expect(kendallTauB([5, 5, 5], [1, 2, 3])).toBeNull();
+  });
+
+  it('refuses unpaired or non-finite samples', () => {
+    expect(() => kendallTauB([1, 2], [1])).toThrow(RangeError);
+    expect(() => kendallTauB([1, Number.NaN], [1, 2])).toThrow(RangeError);
+  });
+});
+
+describe('Spearman ρ', () => {
+  it('is ±1 for monotone relations, not only linear ones', () => {
+    expect(spearman([1, 2, 3, 4], [1, 4, 9, 16])).toBeCloseTo(1, 12);
+    expect(spearman([1, 2, 3, 4], [0.9, 0.5, 0.2, 0.1])).toBeCloseTo(-1, 12);
+  });
+
+  it('uses average ranks for ties: 4.5 / √22.5', () => {
+    // ranks x [1, 2.5, 2.5, 4], y [1, 3, 2, 4]; cov 4.5, var 4.5 and 5
+    expect(spearman([1, 2, 2, 3], [1, 3, 2, 4])).toBeCloseTo(4.5 / Math.sqrt(22.5), 12); // scipy: 0.9486832980505138
+  });
+
+  it('is 1 − 6Σd²/(n(n²−1)) without ties', () => {
+    // ranks y [2, 1, 4, 3, 5]: Σd² = 4 → 1 − 24/120 = 0.8
+    expect(spearman([1, 2, 3, 4, 5], [20, 10, 40, 30, 50])).toBeCloseTo(0.8, 12);
+  });
+
+  it('stays within [−1, 1] where floating point would round past it', () => {
+    // Pearson of the tied ranks [2.5, 1, 2.5] with themselves computes as 1.0000000000000002.
+    expect(spearman([3, 1, 3], [3, 1, 3])).toBe(1);
+    expect(spearman([3, 1, 3], [-3, -1, -3])).toBe(-1);
+  });
+
+  it('is undefined (null) for a constant side', () => {
+    expect(spearman([1, 2, 3], [7, 7, 7])).toBeNull();
+    expect(spearman([1], [1])).toBeNull();
+  });
+});
+
+describe('regret of picking by validation', () => {
+  it('is the best official score minus the validation-chosen one', () => {
+    const r = regretOf([
+      { id: 'seed', val: 0.5, official: 0.6 },
+      { id: 'a', val: 0.7, official: 0.65 },
+      { id: 'b', val: 0.6, official: 0.8 },
+    ]);
+    expect(r).toMatchObject({ chosen: 'a', chosenOfficial: 0.65, bestOfficial: 'b', bestOfficialScore: 0.8, tiedAtTop: 1 });
+    expect(r!.regret).toBeCloseTo(0.15, 12);
+    expect(r!.meanRegretOverTies).toBeCloseTo(0.15, 12);
+  });
+
+  it('breaks a validation tie toward the earliest candidate and reports the mean over the tie', () => {
+    const r = regretOf([
+      { id: 'seed', val: 0.5, official: 0.5 },
+      { id: 'a', val: 0.7, official: 0.6 },
+      { id: 'b', val: 0.7, official: 0.9 },
+    ]);
+    expect(r!.chosen).toBe('a');
+    expect(r!.tiedAtTop).toBe(2);
+    expect(r!.regret).toBeCloseTo(0.3, 12);
+    expect(r!.meanRegretOverTies).toBeCloseTo(0.15, 12);
+  });
+
+  it('is 0 when validation picks the official best, and null with no candidate', () => {
+    expect(regretOf([{ id: 'x', val: 1, official: 0.4 }])!.regret).toBe(0);
+    expect(regretOf([])).toBeNull();
+  });
+
+  it('agreementOf combines the three over the same candidates', () => {
+    const a = agreementOf([
+      { id: 's', val: 0.1, official: 0.2 },
+      { id: 'a', val: 0.2, official: 0.1 },
+      { id: 'b', val: 0.3, official: 0.3 },
+    ]);
+    expect(a.n).toBe(3);
+    expect(a.kendallTauB).toBeCloseTo(1 / 3, 12);
+    expect(a.spearman).toBeCloseTo(0.5, 12);
+    expect(a.regret!.regret).toBe(0);
+  });
+});
