@@ -28,6 +28,8 @@ export type SearchSpace = z.infer<typeof SearchSpace>;
  */
 export const OfflineMoves = z.enum(['catalog', 'structural', 'mixed']);
 export type OfflineMoves = z.infer<typeof OfflineMoves>;
+/** Share of the mixed proposer's draws that go to structural moves (the rest to the catalog). */
+export const StructuralShare = z.number().min(0).max(1).default(0.5);
 
 /** The stage a failed question is attributed to by its gold evidence (and the stage an edit or operator aims at). */
 export const FailureTarget = z.enum(['storage', 'retrieval', 'answering']);

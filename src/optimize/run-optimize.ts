@@ -30,6 +30,7 @@ import {
   LIMITS,
   Objective,
   OfflineMoves,
+  StructuralShare,
   RngSeed,
   SearchSpace,
 } from '../config/run-options.ts';
@@ -88,6 +89,8 @@ export const OptimizeConfigSchema = z.object({
   space: SearchSpace.default('code'),
   /** Offline code search: the catalog's building blocks, structural moves (AST mutation, crossover), or both mixed. */
   moves: OfflineMoves.default('catalog'),
+  /** With `moves: mixed`: the share of proposals drawn from structural moves. */
+  structuralShare: StructuralShare,
 });
 export type OptimizeConfig = z.infer<typeof OptimizeConfigSchema>;
 export type OptimizeConfigInput = z.input<typeof OptimizeConfigSchema>;
@@ -246,7 +249,7 @@ async function searchThenTest(r: PreparedRun): Promise<OptimizeReport> {
         : createConfigMutationProposer()
       : llm?.hasRole('proposer')
         ? createLlmProposer({ client: llm })
-        : offlineCodeProposer(config.moves, r.compile);
+        : offlineCodeProposer(config.moves, config.structuralShare, r.compile);
   const onStatus = options.onQueueStatus ? { onStatus: options.onQueueStatus } : {};
   const queue = options.queue ? { queue: { url: options.queue, runId: queueRunId(dir), ...onStatus } } : {};
   const pool = createEvalPool({ ...(config.jobs ? { size: config.jobs } : {}), ...(llm ? { llm } : {}), ...queue });
@@ -380,15 +383,16 @@ function offlineProposerName(moves: OfflineMoves): string {
 
 /**
  * The offline code proposer for `--moves`. Structural moves are type-checked with the run's compiler before they are
- * proposed; the mix draws catalog and structural moves half and half, each falling back on the other when spent.
+ * proposed; the mix draws structural moves with probability `share` and catalog moves otherwise, each falling back on
+ * the other when spent.
  */
-function offlineCodeProposer(moves: OfflineMoves, compile: PreparedRun['compile']): Proposer {
+function offlineCodeProposer(moves: OfflineMoves, share: number, compile: PreparedRun['compile']): Proposer {
   if (moves === 'catalog') return createMutationProposer();
   const structural = createStructuralProposer({ check: async (source) => (await compile(source)).ok });
   if (moves === 'structural') return structural;
   return createMixedProposer([
-    { proposer: createMutationProposer(), weight: 1 },
-    { proposer: structural, weight: 1 },
+    { proposer: createMutationProposer(), weight: 1 - share },
+    { proposer: structural, weight: share },
   ]);
 }
 

@@ -43,6 +43,11 @@ export const OPTIMIZE_OPTIONS = optionTable({
     description: 'offline code moves: catalog (building blocks) | structural (AST mutation, crossover) | mixed',
     schema: C.moves,
   },
+  structuralShare: {
+    flags: '--structural-share <x>',
+    description: 'with --moves mixed: share of proposals drawn from structural moves (0–1)',
+    schema: C.structuralShare,
+  },
   iterations: { flags: '--iterations <n>', description: 'iterations', schema: C.iterations },
   objective: common.objective,
   select: option({
@@ -99,6 +104,7 @@ export function configFromFlags(f: OptimizeOptions): OptimizeConfigInput {
     supervision,
     space,
     moves,
+    structuralShare,
     iterations,
     select,
     accept,
@@ -115,6 +121,7 @@ export function configFromFlags(f: OptimizeOptions): OptimizeConfigInput {
     seed: f.seed ?? (space === 'config' ? 'seeds/configurable.ts' : 'seeds/base-bm25.ts'),
     space,
     moves,
+    structuralShare,
     iterations,
     select,
     accept,
