@@ -28,8 +28,10 @@ export function createMixedProposer(parts: readonly MixPart[], name = 'mixed'): 
         .map((p, i) => ({ p, i }))
         .filter(({ i }) => i !== first)
         .sort((a, b) => b.p.weight - a.p.weight || a.i - b.i);
-      for (const { p, i } of [{ p: parts[first]!, i: first }, ...rest]) {
-        const proposal = await p.proposer.propose({ ...ctx, rng: ctx.rng.fork(`mix:${i}`) });
+      for (const { p } of [{ p: parts[first]!, i: first }, ...rest]) {
+        // The part gets the iteration's own stream: the catalog in a mix draws what the catalog alone would, so a
+        // mixed run differs from a catalog run by the structural proposals only, not by a reshuffled catalog.
+        const proposal = await p.proposer.propose(ctx);
         if (proposal) return proposal;
       }
       return null;
