@@ -3,7 +3,6 @@ import type { BinaryExpression, CallExpression, SourceFile } from 'ts-morph';
 import { pathTo } from '../../design/apply-edits.ts';
 import { findStage, findTopLevelFunction, parseSource, type FunctionSite } from '../../design/design-source.ts';
 import type { EditOp } from '../../design/edit-ops.ts';
-import { numericConstants } from './offline-mutation.ts';
 
 /**
  * AST-level mutation of a design's scoring and fusion code: the functions `retrieve` reaches through calls. It reads
@@ -53,6 +52,25 @@ const COMPARISON_SWAPS: Readonly<Record<string, readonly string[]>> = {
 };
 /** Factors a literal, a constant or a term is scaled by. */
 const SCALES = [0.5, 2] as const;
+
+/** Top-level `const NAME = <number>` declarations (upper-case names: the design's tunable constants) and their values. */
+function numericConstants(sf: SourceFile): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const st of sf.getVariableStatements()) {
+    if (st.getDeclarationKind() !== 'const') continue;
+    for (const d of st.getDeclarations()) {
+      const name = d.getName();
+      const init = d.getInitializer();
+      if (!/^[A-Z][A-Z0-9_]*$/.test(name) || !init) continue;
+      if (Node.isNumericLiteral(init)) out.set(name, init.getLiteralValue());
+      else if (Node.isPrefixUnaryExpression(init) && init.getOperatorToken() === SyntaxKind.MinusToken) {
+        const operand = init.getOperand();
+        if (Node.isNumericLiteral(operand)) out.set(name, -operand.getLiteralValue());
+      }
+    }
+  }
+  return out;
+}
 
 /** The function a design's stage or helper is, by name. */
 function siteOf(sf: SourceFile, name: string): FunctionSite | undefined {
@@ -201,7 +219,7 @@ export function astMutations(source: string): AstMutation[] {
     }
   }
   // Top-level constants the scoring functions read: scaled beyond the catalog's tweak ranges.
-  for (const [constant, value] of numericConstants(source)) {
+  for (const [constant, value] of numericConstants(sf)) {
     if (!usedConstants.has(constant) || value === 0) continue;
     const integer = Number.isInteger(value);
     for (const f of SCALES) {
