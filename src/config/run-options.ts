@@ -22,6 +22,15 @@ export const DEFAULT_FEEDBACK: FeedbackMode = 'stratified';
 export const SearchSpace = z.enum(['code', 'config']);
 export type SearchSpace = z.infer<typeof SearchSpace>;
 
+/**
+ * The offline code proposer's moves: the catalog of building blocks (offline mutation), structural search (AST
+ * mutation of scoring code and crossover with archive inspirations), or a mix of the two.
+ */
+export const OfflineMoves = z.enum(['catalog', 'structural', 'mixed']);
+export type OfflineMoves = z.infer<typeof OfflineMoves>;
+/** Share of the mixed proposer's draws that go to structural moves (the rest to the catalog). */
+export const StructuralShare = z.number().min(0).max(1).default(0.5);
+
 /** The stage a failed question is attributed to by its gold evidence (and the stage an edit or operator aims at). */
 export const FailureTarget = z.enum(['storage', 'retrieval', 'answering']);
 export type FailureTarget = z.infer<typeof FailureTarget>;

@@ -137,6 +137,8 @@ function applyOne(text: string, edit: EditOp, index: number): { text: string; ap
       return removeHelper(sf, edit.name, index);
     case 'set-constant':
       return setConstant(text, sf, edit.name, edit.value, index);
+    case 'replace-expression':
+      return replaceExpression(text, sf, edit, index);
   }
 }
 
@@ -478,6 +480,141 @@ function setConstant(
   const after = JSON.stringify(value);
   const out = text.slice(0, literal.getStart()) + after + text.slice(literal.getEnd());
   return { text: out, applied: { edit: index, op: 'set-constant', targets: [name], summary: `${name}: ${before} → ${after}` } };
+}
+
+// ---------------------------------------------------------------- expressions
+
+/** Whitespace-free text, so a locator survives reformatting of the expression it names. */
+export function expressionKey(text: string): string {
+  return text.replace(/\s+/g, '');
+}
+
+/** The node a path of `forEachChildAsArray` indices leads to from `root`, or undefined when it leads nowhere. */
+export function nodeAtPath(root: Node, path: readonly number[]): Node | undefined {
+  let n: Node | undefined = root;
+  for (const i of path) {
+    n = n.forEachChildAsArray()[i];
+    if (!n) return undefined;
+  }
+  return n;
+}
+
+/** The path from `root` down to `node` (a descendant of it), in `forEachChildAsArray` indices. */
+export function pathTo(root: Node, node: Node): number[] {
+  const path: number[] = [];
+  for (let n = node; n !== root; ) {
+    const parent = n.getParentOrThrow();
+    path.unshift(parent.forEachChildAsArray().indexOf(n));
+    n = parent;
+  }
+  return path;
+}
+
+/** The function (or stage) an expression edit names: a top-level function first, then a stage of the design object. */
+function functionSite(sf: SourceFile, name: string): FunctionSite | undefined {
+  return findTopLevelFunction(sf, name) ?? (isStage(name) ? findStage(sf, name) : undefined);
+}
+
+/**
+ * Parents under which any expression may stand without parentheses (a statement, an argument, an initializer…).
+ * Elsewhere (an operand, a member access' object, an arrow's body) a compound replacement is parenthesised so the
+ * new expression keeps its own precedence.
+ */
+function standsAlone(parent: Node, node: Node): boolean {
+  return (
+    Node.isReturnStatement(parent) ||
+    Node.isExpressionStatement(parent) ||
+    Node.isParenthesizedExpression(parent) ||
+    Node.isVariableDeclaration(parent) ||
+    Node.isArrayLiteralExpression(parent) ||
+    Node.isPropertyAssignment(parent) ||
+    Node.isTemplateSpan(parent) ||
+    Node.isIfStatement(parent) ||
+    (Node.isCallExpression(parent) && parent.getArguments().includes(node)) ||
+    (Node.isElementAccessExpression(parent) && parent.getArgumentExpression() === node)
+  );
+}
+
+function isPrimary(n: Node): boolean {
+  return (
+    Node.isIdentifier(n) ||
+    Node.isNumericLiteral(n) ||
+    Node.isStringLiteral(n) ||
+    Node.isNoSubstitutionTemplateLiteral(n) ||
+    Node.isTrueLiteral(n) ||
+    Node.isFalseLiteral(n) ||
+    Node.isCallExpression(n) ||
+    Node.isPropertyAccessExpression(n) ||
+    Node.isElementAccessExpression(n) ||
+    Node.isParenthesizedExpression(n)
+  );
+}
+
+function replaceExpression(
+  text: string,
+  sf: SourceFile,
+  edit: Extract<EditOp, { op: 'replace-expression' }>,
+  index: number,
+): { text: string; applied: AppliedEdit } {
+  const site = functionSite(sf, edit.name);
+  if (!site) {
+    fail(
+      EditErrorCode.unknownName,
+      `no top-level function or stage named ${edit.name}; functions are: ${functionNames(sf).join(', ') || '(none)'}`,
+    );
+  }
+  const root = site!.node;
+  const want = expressionKey(edit.expect);
+  let target: Node | undefined;
+  if (edit.path) {
+    target = nodeAtPath(root, edit.path);
+    if (!target || !Node.isExpression(target)) {
+      fail(EditErrorCode.noExpression, `path [${edit.path.join(', ')}] does not lead to an expression in ${edit.name}`);
+    }
+    if (expressionKey(target!.getText()) !== want) {
+      fail(
+        EditErrorCode.noExpression,
+        `path [${edit.path.join(', ')}] in ${edit.name} holds \`${target!.getText().slice(0, 80)}\`, not \`${edit.expect.slice(0, 80)}\``,
+      );
+    }
+  } else {
+    // Outermost matches only: `(a)` wraps `a`, and a node's only child can read the same as the node.
+    const matches = root.getDescendants().filter((d) => Node.isExpression(d) && expressionKey(d.getText()) === want);
+    const outer = matches.filter((m) => !matches.some((o) => o !== m && m.getFirstAncestor((a) => a === o)));
+    if (outer.length !== 1) {
+      fail(
+        EditErrorCode.noExpression,
+        outer.length === 0
+          ? `\`${edit.expect.slice(0, 80)}\` is not an expression of ${edit.name}`
+          : `\`${edit.expect.slice(0, 80)}\` occurs ${outer.length} times in ${edit.name}; give its path`,
+      );
+    }
+    target = outer[0];
+  }
+  const code = edit.code.trim();
+  // Parenthesised, the code must be one expression: `a); (b` or a statement does not survive the wrapping.
+  const wrapped = `(${code});`;
+  const problems = syntaxErrors(wrapped);
+  if (problems.length) fail(EditErrorCode.parse, `code is not an expression: ${problems[0]!.message}`);
+  const parsed = parseSource(wrapped, 'edit').getStatements();
+  const only = parsed[0];
+  const outerParen = only && Node.isExpressionStatement(only) ? only.getExpression() : undefined;
+  const expr = outerParen && Node.isParenthesizedExpression(outerParen) ? outerParen.getExpression() : undefined;
+  if (parsed.length !== 1 || !expr) fail(EditErrorCode.parse, 'code must be exactly one expression');
+  const node = target!;
+  const parent = node.getParentOrThrow();
+  const out = isPrimary(expr!) || standsAlone(parent, node) ? code : `(${code})`;
+  const before = node.getText();
+  const replaced = text.slice(0, node.getStart()) + out + text.slice(node.getEnd());
+  return {
+    text: replaced,
+    applied: {
+      edit: index,
+      op: 'replace-expression',
+      targets: [edit.name],
+      summary: `${edit.name}: ${before.slice(0, 80)} → ${out.slice(0, 80)}`,
+    },
+  };
 }
 
 // ---------------------------------------------------------------- apply + type-check

@@ -49,6 +49,25 @@ export const ReplaceStageSchema = z.object({
   code: Code.describe('the stage in full, e.g. `retrieve(q, memory, tools) { ... }`; parameters as in MemoryDesign'),
 });
 
+/**
+ * Replaces one expression inside a function, located by the function's name and a path from the function node
+ * (child indices as ts-morph's `forEachChildAsArray` lists them), guarded by the text expected there. Without a path
+ * the expected text must occur exactly once in the function. Structural search (AST mutation) speaks in these, so a
+ * mutation is a typed, replayable edit and not a raw offset into one particular source.
+ */
+export const ReplaceExpressionSchema = z.object({
+  op: z.literal('replace-expression'),
+  name: Identifier.describe('the top-level function or stage (store, retrieve, context) that contains the expression'),
+  path: z
+    .array(z.number().int().nonnegative())
+    .min(1)
+    .max(128)
+    .optional()
+    .describe('child indices from the function node down to the expression; omit to locate it by `expect` alone'),
+  expect: z.string().min(1).max(4_000).describe('the expression as it reads now (whitespace is ignored)'),
+  code: z.string().min(1).max(4_000).describe('the new expression'),
+});
+
 /** One edit operation. */
 export const EditOpSchema = z.discriminatedUnion('op', [
   ReplaceFunctionSchema,
@@ -56,6 +75,7 @@ export const EditOpSchema = z.discriminatedUnion('op', [
   RemoveHelperSchema,
   SetConstantSchema,
   ReplaceStageSchema,
+  ReplaceExpressionSchema,
 ]);
 export type EditOp = z.infer<typeof EditOpSchema>;
 export type EditOpKind = EditOp['op'];
@@ -87,6 +107,8 @@ export const EditErrorCode = {
   stillReferenced: 'E_EDIT_STILL_REFERENCED',
   /** The parent source has no `export default { store, retrieve, context }` object to edit a stage of. */
   noDesign: 'E_EDIT_NO_DESIGN',
+  /** replace-expression: the path or the expected text does not locate exactly one expression of the function. */
+  noExpression: 'E_EDIT_NO_EXPRESSION',
   /** The parent source itself does not parse (reported with edit index -1). */
   sourceParse: 'E_EDIT_SOURCE_PARSE',
 } as const;
@@ -103,7 +125,7 @@ export type EditError = z.infer<typeof EditErrorSchema>;
 /** What an applied edit did, for the log and the archive. */
 export const AppliedEditSchema = z.object({
   edit: z.number().int().nonnegative(),
-  op: z.enum(['replace-function', 'add-helper', 'remove-helper', 'set-constant', 'replace-stage']),
+  op: z.enum(['replace-function', 'add-helper', 'remove-helper', 'set-constant', 'replace-stage', 'replace-expression']),
   /** Names the edit touched. */
   targets: z.array(z.string()),
   summary: z.string(),
@@ -159,6 +181,6 @@ export function describeInvalid(
     code: EditErrorCode.invalid,
     message:
       `edit ${index}${typeof op === 'string' ? ` (${op})` : ''}: ${where}; ` +
-      'ops are replace-function, add-helper, remove-helper, set-constant, replace-stage',
+      'ops are replace-function, add-helper, remove-helper, set-constant, replace-stage, replace-expression',
   };
 }

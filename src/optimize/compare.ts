@@ -25,6 +25,7 @@ import {
   Jobs,
   LIMITS,
   Objective,
+  OfflineMoves,
   QueueUrl,
   RngSeed,
   SearchSpace,
@@ -66,6 +67,10 @@ export const CompareOptionsSchema = z.object({
   /** LLM tokens per arm, when set. */
   budgetTokens: count(LIMITS.tokens).optional(),
   control: z.boolean().default(false),
+  /** The offline code arm's moves (the config arm has its own proposer). */
+  moves: OfflineMoves.default('catalog'),
+  /** Parent selection of every arm (a spec of parentSelectorFromSpec). */
+  select: z.string().default('greedy'),
   offline: z.boolean().default(false),
   objective: Objective.optional(),
   rngSeed: RngSeed,
@@ -199,6 +204,7 @@ async function compareArms(options: CompareOptions, hooks: CompareHooks): Promis
     history: options.history,
     supervision: options.supervision,
     iterations: options.iterations,
+    select: options.select,
     offline: options.offline,
     rngSeed: options.rngSeed,
     contextBudget: options.contextBudget,
@@ -220,6 +226,7 @@ async function compareArms(options: CompareOptions, hooks: CompareHooks): Promis
         ...common,
         seed: space === 'config' ? options.seed : (options.codeSeed ?? options.seed),
         space,
+        ...(space === 'code' ? { moves: options.moves } : {}),
         control: arm === 'control',
       },
       llm,

@@ -29,6 +29,8 @@ import {
   Jobs,
   LIMITS,
   Objective,
+  OfflineMoves,
+  StructuralShare,
   RngSeed,
   SearchSpace,
 } from '../config/run-options.ts';
@@ -36,6 +38,8 @@ import { createRunEvaluator } from './pool-evaluator.ts';
 import { addSpend, llmSpendEvent, recordedSpend, spendMeter, subSpend, ZERO_SPEND, type Spend, type SpendMeter } from './llm-spend.ts';
 import { createLlmProposer } from './proposers/llm-proposer.ts';
 import { createMutationProposer } from './proposers/offline-mutation.ts';
+import { createMixedProposer } from './proposers/mixed-proposer.ts';
+import { createStructuralProposer } from './proposers/structural-proposer.ts';
 import { createConfigMutationProposer } from './proposers/config-mutation.ts';
 import { createLlmConfigProposer } from './proposers/llm-config-proposer.ts';
 import { configSpaceCompile } from './config-space.ts';
@@ -83,6 +87,10 @@ export const OptimizeConfigSchema = z.object({
   jobs: Jobs,
   /** What the proposer may change: the design's code, or only the config constants of seeds/configurable.ts. */
   space: SearchSpace.default('code'),
+  /** Offline code search: the catalog's building blocks, structural moves (AST mutation, crossover), or both mixed. */
+  moves: OfflineMoves.default('catalog'),
+  /** With `moves: mixed`: the share of proposals drawn from structural moves. */
+  structuralShare: StructuralShare,
 });
 export type OptimizeConfig = z.infer<typeof OptimizeConfigSchema>;
 export type OptimizeConfigInput = z.input<typeof OptimizeConfigSchema>;
@@ -180,7 +188,7 @@ export async function runOptimize(options: OptimizeOptions): Promise<OptimizeRep
     // Config search compiles through the config-space guard: a candidate may differ from the seed only in its knobs.
     const compile = config.space === 'config' ? configSpaceCompile(seedSource, (s) => compileDesign(s)) : (s: string) => compileDesign(s);
     // Built before the run folder exists: a bad spec must not leave a half-made run that blocks a corrected re-run.
-    const select = parentSelectorFromSpec(config.select);
+    const select = parentSelectorFromSpec(config.select, { groupOf: questionGroups(splits) });
     const accept = acceptanceFromSpec(config.accept);
     let archive = resumed;
     if (!archive) {
@@ -203,7 +211,7 @@ function createRun(dir: string, config: OptimizeConfig, objective: Objective, ll
     models: llm
       ? { proposer: modelName(llm, 'proposer'), answerer: modelName(llm, 'answerer'), judge: modelName(llm, 'judge') }
       : {
-          proposer: config.space === 'config' ? 'offline-config-mutation' : 'offline-mutation',
+          proposer: config.space === 'config' ? 'offline-config-mutation' : offlineProposerName(config.moves),
           answerer: 'extractive-reader',
           judge: 'f1-threshold',
         },
@@ -241,7 +249,7 @@ async function searchThenTest(r: PreparedRun): Promise<OptimizeReport> {
         : createConfigMutationProposer()
       : llm?.hasRole('proposer')
         ? createLlmProposer({ client: llm })
-        : createMutationProposer();
+        : offlineCodeProposer(config.moves, config.structuralShare, r.compile);
   const onStatus = options.onQueueStatus ? { onStatus: options.onQueueStatus } : {};
   const queue = options.queue ? { queue: { url: options.queue, runId: queueRunId(dir), ...onStatus } } : {};
   const pool = createEvalPool({ ...(config.jobs ? { size: config.jobs } : {}), ...(llm ? { llm } : {}), ...queue });
@@ -366,6 +374,33 @@ async function searchThenTest(r: PreparedRun): Promise<OptimizeReport> {
   } finally {
     await pool.close();
   }
+}
+
+/** The manifest's name of the offline code proposer. */
+function offlineProposerName(moves: OfflineMoves): string {
+  return moves === 'catalog' ? 'offline-mutation' : `offline-${moves}`;
+}
+
+/**
+ * The offline code proposer for `--moves`. Structural moves are type-checked with the run's compiler before they are
+ * proposed; the mix draws structural moves with probability `share` and catalog moves otherwise, each falling back on
+ * the other when spent.
+ */
+function offlineCodeProposer(moves: OfflineMoves, share: number, compile: PreparedRun['compile']): Proposer {
+  if (moves === 'catalog') return createMutationProposer();
+  const structural = createStructuralProposer({ check: async (source) => (await compile(source)).ok });
+  if (moves === 'structural') return structural;
+  return createMixedProposer([
+    { proposer: createMutationProposer(), weight: 1 - share },
+    { proposer: structural, weight: share },
+  ]);
+}
+
+/** The behaviour group of each supervision question (`<history>/<id>` → its category or generated type). */
+function questionGroups(splits: Record<QuestionSplit, QAItem[]>): (key: string) => string | undefined {
+  const groups = new Map<string, string>();
+  for (const q of [...splits.train, ...splits.val]) groups.set(`${q.history}/${q.id}`, q.category ?? q.answerType);
+  return (key) => groups.get(key);
 }
 
 function modelName(llm: LlmClient, role: 'proposer' | 'answerer' | 'judge'): string {

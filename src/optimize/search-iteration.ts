@@ -74,7 +74,8 @@ export async function planIteration(
 ): Promise<IterationPlan> {
   const { archive, options } = run;
   const rng = createRng(deriveSeed(options.rngSeed, 'iteration', iteration));
-  const pool = options.control ? [seed] : state.accepted;
+  const evaluated = (p: ProgramRecord) => p.scores !== undefined && (p.status === 'accepted' || p.status === 'rejected');
+  const pool = options.control ? [seed] : options.select.pool === 'evaluated' ? state.programs.filter(evaluated) : state.accepted;
   const parentId = carried ? carried.parent : options.select.select(pool.map(scored), rng.fork('select'));
   const parent = archive.get(parentId);
   return {

@@ -1,6 +1,7 @@
 import { sha256 } from '../archive/program-id.ts';
 import { BudgetExceededError } from '../llm/errors.ts';
-import type { Proposal } from './proposers/types.ts';
+import { pickInspirations } from './inspirations.ts';
+import type { Inspiration, Proposal } from './proposers/types.ts';
 import type { IterationPlan } from './search-iteration.ts';
 import type { SearchRun } from './search-run.ts';
 import type { Repair } from './search-types.ts';
@@ -21,6 +22,15 @@ export type ProposalOutcome =
 export async function propose(run: SearchRun, plan: IterationPlan, attempt: number, repair: Repair | undefined): Promise<ProposalOutcome> {
   const { parent, parentSource, feedback } = plan;
   let proposal: Proposal | null;
+  // The control sees nothing of the archive; elsewhere the best programs of other lineages, for crossover.
+  const inspirations: Inspiration[] = run.options.control
+    ? []
+    : pickInspirations(run.archive.loadState().programs, parent).map((p) => ({
+        id: p.id,
+        source: run.archive.source(p.id),
+        score: p.scores!.value,
+        scores: p.scores!.metrics,
+      }));
   try {
     proposal = await run.options.proposer.propose({
       parent: { id: parent.id, source: parentSource, score: parent.scores?.value ?? 0, scores: parent.scores?.metrics ?? {} },
@@ -30,6 +40,7 @@ export async function propose(run: SearchRun, plan: IterationPlan, attempt: numb
       objective: run.options.objective,
       rng: plan.rng.fork(`propose:${attempt}`),
       isKnownSource: (src) => plan.knownHashes.has(sha256(src)),
+      ...(inspirations.length ? { inspirations } : {}),
       ...(repair ? { repair } : {}),
     });
   } catch (err) {

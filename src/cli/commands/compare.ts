@@ -20,7 +20,8 @@ import { checkPaths, tablePathChecks } from '../check-paths.ts';
 import * as common from '../common-options.ts';
 import { loadCommandHistories } from '../history-warnings.ts';
 import { historySplit } from '../../experiments/dev-subsets.ts';
-import { addOptions, optionTable, parseOptions, type OptionsInput, type OptionsOf } from '../option-table.ts';
+import { parentSelectorFromSpec } from '../../optimize/strategies/index.ts';
+import { addOptions, option, optionTable, parseOptions, type OptionsInput, type OptionsOf } from '../option-table.ts';
 
 const C = CompareOptionsSchema.shape;
 
@@ -48,6 +49,17 @@ export const COMPARE_OPTIONS = optionTable({
     description: 'also run the best-of-N control (code space, every proposal from the seed)',
     schema: C.control,
   },
+  moves: {
+    flags: '--moves <moves>',
+    description: 'offline moves of the code arm: catalog | structural (AST mutation, crossover) | mixed',
+    schema: C.moves,
+  },
+  select: option({
+    flags: '--select <spec>',
+    description: 'parent selection of every arm: greedy | softmax:<T> | pareto | map-elites[:bins[:T]]',
+    schema: C.select,
+    check: (spec) => void parentSelectorFromSpec(spec),
+  }),
   offline: common.offline,
   objective: common.objective,
   rngSeed: { ...common.rngSeed, description: 'seed of every random choice (the same for every arm)' },
@@ -75,8 +87,20 @@ export type CompareCliOptions = OptionsOf<typeof COMPARE_OPTIONS>;
 
 /** Typed options → runCompare's options (validated again by its zod schema). */
 export function compareOptionsFromFlags(f: CompareCliOptions, out: string): CompareOptionsInput {
-  const { history, supervision, iterations, control, offline, rngSeed, contextBudget, testCategories } = f;
-  const opts: CompareOptionsInput = { history, supervision, out, iterations, control, offline, rngSeed, contextBudget, testCategories };
+  const { history, supervision, iterations, control, moves, select, offline, rngSeed, contextBudget, testCategories } = f;
+  const opts: CompareOptionsInput = {
+    history,
+    supervision,
+    out,
+    iterations,
+    control,
+    moves,
+    select,
+    offline,
+    rngSeed,
+    contextBudget,
+    testCategories,
+  };
   if (f.seed) opts.seed = resolve(f.seed);
   if (f.codeSeed) opts.codeSeed = resolve(f.codeSeed);
   if (f.objective) opts.objective = f.objective;

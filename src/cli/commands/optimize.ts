@@ -38,11 +38,21 @@ export const OPTIMIZE_OPTIONS = optionTable({
     description: 'what the proposer may change (config: only the knobs of seeds/configurable.ts)',
     schema: C.space,
   },
+  moves: {
+    flags: '--moves <moves>',
+    description: 'offline code moves: catalog (building blocks) | structural (AST mutation, crossover) | mixed',
+    schema: C.moves,
+  },
+  structuralShare: {
+    flags: '--structural-share <x>',
+    description: 'with --moves mixed: share of proposals drawn from structural moves (0–1)',
+    schema: C.structuralShare,
+  },
   iterations: { flags: '--iterations <n>', description: 'iterations', schema: C.iterations },
   objective: common.objective,
   select: option({
     flags: '--select <spec>',
-    description: 'parent selection: greedy | softmax:<T> | pareto',
+    description: 'parent selection: greedy | softmax:<T> | pareto | map-elites[:bins[:T]]',
     schema: C.select,
     check: (spec) => void parentSelectorFromSpec(spec),
   }),
@@ -89,12 +99,29 @@ export type OptimizeOptions = OptionsOf<typeof OPTIMIZE_OPTIONS>;
 export function configFromFlags(f: OptimizeOptions): OptimizeConfigInput {
   if (!f.history || !f.supervision)
     throw new InputError('E_MISSING_FLAG', 'optimize needs --history and --supervision (or --resume <run>)');
-  const { history, supervision, space, iterations, select, accept, offline, contextBudget, rngSeed, feedback, perCategory, control } = f;
+  const {
+    history,
+    supervision,
+    space,
+    moves,
+    structuralShare,
+    iterations,
+    select,
+    accept,
+    offline,
+    contextBudget,
+    rngSeed,
+    feedback,
+    perCategory,
+    control,
+  } = f;
   const cfg: OptimizeConfigInput = {
     history,
     supervision,
     seed: f.seed ?? (space === 'config' ? 'seeds/configurable.ts' : 'seeds/base-bm25.ts'),
     space,
+    moves,
+    structuralShare,
     iterations,
     select,
     accept,

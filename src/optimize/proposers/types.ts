@@ -35,8 +35,23 @@ export interface ProposalContext {
   rng: Rng;
   /** True when a design with exactly this source is already in the archive (so a proposer can avoid re-proposing it). */
   isKnownSource?: (source: string) => boolean;
+  /**
+   * Other archive programs worth borrowing from (top programs of other lineages, best first), as crossover and an
+   * LLM proposer read them. Absent in the control and when the archive holds nothing outside the parent's lineage.
+   */
+  inspirations?: Inspiration[];
   /** Set on a repair attempt: the edits that did not apply or compile, and what went wrong. */
   repair?: { edits: unknown[]; feedback: string; attempt: number };
+}
+
+/** An archive program shown to a proposer as an inspiration: its id, source and validation scores. */
+export interface Inspiration {
+  id: string;
+  source: string;
+  /** Validation fitness under the run's objective. */
+  score: number;
+  /** Aggregate validation metrics (recall@10, contextRecall…). */
+  scores: Record<string, number>;
 }
 
 /** One proposal: typed edits plus why. */

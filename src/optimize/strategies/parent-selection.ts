@@ -1,5 +1,6 @@
 import { ConfigError } from '../../errors.ts';
 import type { Rng } from '../../util/rng.ts';
+import { mapElitesSelector } from './map-elites.ts';
 import type { ParentSelector, ScoredProgram } from './types.ts';
 
 function requirePool(pool: readonly ScoredProgram[]): void {
@@ -91,8 +92,16 @@ export function paretoSelector(options: { weighting?: 'frequency' | 'uniform' } 
   };
 }
 
-/** Builds a selector from a CLI spec: `greedy`, `softmax[:temperature]` (default 0.05), `pareto[:uniform]`. */
-export function parentSelectorFromSpec(spec: string): ParentSelector {
+/** What a selector may know about the run beyond the pool: the behaviour group (question type) of a question key. */
+export interface SelectorContext {
+  groupOf?: (questionKey: string) => string | undefined;
+}
+
+/**
+ * Builds a selector from a CLI spec: `greedy`, `softmax[:temperature]` (default 0.05), `pareto[:uniform]`,
+ * `map-elites[:bins[:temperature]]` (default 3 bins, 0.05).
+ */
+export function parentSelectorFromSpec(spec: string, context: SelectorContext = {}): ParentSelector {
   const [kind, arg] = spec.split(':', 2) as [string, string | undefined];
   switch (kind) {
     case 'greedy':
@@ -107,6 +116,22 @@ export function parentSelectorFromSpec(spec: string): ParentSelector {
       if (arg === undefined) return paretoSelector();
       if (arg === 'uniform') return paretoSelector({ weighting: 'uniform' });
       break;
+    case 'map-elites': {
+      // split(':', 2) above keeps only two parts; the temperature is the third.
+      const [, binsText, tText, extra] = spec.split(':');
+      const bins = binsText === undefined ? undefined : Number(binsText);
+      const t = tText === undefined ? undefined : Number(tText);
+      if (extra !== undefined || binsText?.trim() === '' || tText?.trim() === '') break;
+      if ((bins !== undefined && !Number.isInteger(bins)) || (t !== undefined && !Number.isFinite(t))) break;
+      return mapElitesSelector({
+        ...(bins !== undefined ? { bins } : {}),
+        ...(t !== undefined ? { temperature: t } : {}),
+        ...(context.groupOf ? { groupOf: context.groupOf } : {}),
+      });
+    }
   }
-  throw new ConfigError('E_BAD_SELECT', `--select ${spec}: expected greedy, softmax[:temperature] or pareto[:uniform]`);
+  throw new ConfigError(
+    'E_BAD_SELECT',
+    `--select ${spec}: expected greedy, softmax[:temperature], pareto[:uniform] or map-elites[:bins[:temperature]]`,
+  );
 }

@@ -15,6 +15,11 @@ export interface ScoredProgram {
 export interface ParentSelector {
   /** Spec string that recreates it (`greedy`, `softmax:0.05`, `pareto`), for the manifest. */
   readonly name: string;
+  /**
+   * Which programs it chooses among: the accepted ones (default), or every evaluated one, rejected included (a
+   * diversity strategy keeps the best of each niche even when it lost to the incumbent).
+   */
+  readonly pool?: 'accepted' | 'evaluated';
   /** Returns the chosen program's id. Throws on an empty pool. */
   select(pool: readonly ScoredProgram[], rng: Rng): string;
 }
