@@ -4,6 +4,7 @@ import { formatDate, isoDate, monthNumber, parseExactDate } from '../text/date-p
 import { isStopword, stem, terms } from '../text/text.ts';
 import type { BlindInput, BlindReader, BlindReading } from './blind-recovery.ts';
 import { recordDate } from './bundles.ts';
+import { clauseDate, ClauseIndex, distinctObjects, verbKey } from './rule-based/clause-index.ts';
 import { isTopicWord } from './rule-based/cues.ts';
 import { roleRange, whoAt } from './rule-based/speakers.ts';
 
@@ -332,6 +333,72 @@ function readCued(m: RegExpExecArray, input: BlindInput, speakers: readonly stri
   return { answerable: true, answer: got.answer, citations: [b.r.id] };
 }
 
+/** Leads that ask for a kind of answer, not for a noun ("What name …", "What date …"). */
+const ANSWER_KIND = /^(?:name|date|percentage)$/;
+
+/** "What class did Ben mention" → "which class did Ben mention"; "What name did …" stays as it is. */
+function whichLead(lead: string): string {
+  const m = /^What ([\p{L}'’-]+)$/u.exec(lead);
+  return m && !ANSWER_KIND.test(m[1]!) ? `which ${m[1]}` : lead.toLowerCase();
+}
+
+/**
+ * The generator asks for the thing first and closes with the cue ("What class did Ben mention in reply when Ana
+ * talked about …?"); the readers below parse the cue-first form ("When Ana talked about …, which class did Ben
+ * mention in reply?"). Same question, same words: this only moves the cue to the front.
+ */
+export function canonicalForm(q: string): string {
+  const lead = "(What(?: [\\p{L}'’-]+)?|How many [\\p{L}'’-]+|How much [\\p{L}'’-]+)";
+  const reply = new RegExp(`^${lead} did (.+?) mention( in reply)? when (.+?) (asked|talked) about (.+)\\?$`, 'u').exec(q);
+  if (reply) return `When ${reply[4]} ${reply[5]} about ${reply[6]}, ${whichLead(reply[1]!)} did ${reply[2]} mention${reply[3] ?? ''}?`;
+  const before = new RegExp(`^${lead} did (.+?) mention right before (.+?) talked about (.+)\\?$`, 'u').exec(q);
+  if (before) return `Right before ${before[3]} talked about ${before[4]}, ${whichLead(before[1]!)} did ${before[2]} mention?`;
+  const after = new RegExp(`^${lead} did (.+?) mention( about .+?)? after (.+?) talked about (.+)\\?$`, 'u').exec(q);
+  if (after) return `After ${after[4]} talked about ${after[5]}, ${whichLead(after[1]!)} did ${after[2]} mention${after[3] ?? ''}?`;
+  const which = /^What ([\p{L}'’-]+) (did|does|is|was) (.+)$/u.exec(q);
+  if (which && !ANSWER_KIND.test(which[1]!) && which[1] !== 'did' && which[1] !== 'does')
+    return `Which ${which[1]} ${which[2]} ${which[3]}`;
+  return q;
+}
+
+/**
+ * Questions about what a speaker said they did or like: "What did Caroline research?" (the object; every
+ * distinct one for a list answer), "When did Melanie paint the sunrise?" (the date the sentence gives, resolved
+ * against its session's), "Did Melanie join the mentorship program?" (yes when she says so; no when only someone
+ * else does). Read from the first-person clauses of the given records. Undefined when the question is not of these
+ * forms or no clause matches it, so the other readers get their turn.
+ */
+function readFamily(input: BlindInput, speakers: readonly string[]): BlindReading | undefined {
+  const m = /^(What did|What does|When did|Did) (.+)\?$/.exec(input.question);
+  if (!m) return undefined;
+  const who = speakers.find((s) => m[2]!.startsWith(`${s} `));
+  if (!who) return undefined;
+  const rest = m[2]!.slice(who.length + 1);
+  const index = new ClauseIndex(input.records);
+  const lower = rest.toLowerCase();
+  // "paint the lake sunrise": the verb (with its preposition) first, the clause's object last.
+  const named = (c: { lemma: string; prep: string; object: string }): boolean =>
+    lower.startsWith(`${verbKey(c)} `) && lower.endsWith(` ${c.object.toLowerCase()}`);
+  if (m[1] === 'What did' || m[1] === 'What does') {
+    const found = distinctObjects(index.said(who, rest, m[1] === 'What does'));
+    if (!found.length || (input.answerType !== 'list' && found.length > 1)) return undefined;
+    const citations = [...new Set(found.map((s) => input.records[s.i]!.id))];
+    return { answerable: true, answer: found.map((s) => s.c.object).join(', '), citations };
+  }
+  if (m[1] === 'When did') {
+    const hits = index.all.filter((s) => s.c.who === who && s.c.tense !== 'present' && named(s.c));
+    if (hits.length !== 1) return undefined;
+    const r = input.records[hits[0]!.i]!;
+    const date = clauseDate(r, hits[0]!.c);
+    return date ? { answerable: true, answer: date, citations: [r.id] } : undefined;
+  }
+  const hits = index.all.filter((s) => s.c.tense !== 'present' && named(s.c));
+  const own = hits.find((s) => s.c.who === who);
+  if (own) return { answerable: true, answer: 'Yes', citations: [input.records[own.i]!.id] };
+  if (!hits.length) return undefined;
+  return { answerable: true, answer: 'No', citations: [...new Set(hits.map((s) => input.records[s.i]!.id))] };
+}
+
 /**
  * The offline blind reader. It is not a model: it reads the question's constraints (a named speaker, "in
  * <month>", "on <date>"), localises the question in the bundle with BM25 over what that speaker said there, then
@@ -348,7 +415,8 @@ export function createOfflineBlindReader(options: { topK?: number } = {}): Blind
   const topK = options.topK ?? 6;
   return {
     name: OFFLINE_READER,
-    async read(input: BlindInput): Promise<BlindReading> {
+    async read(asked: BlindInput): Promise<BlindReading> {
+      const input = { ...asked, question: canonicalForm(asked.question) };
       const q = input.question;
       const speakers = [...new Set(input.records.map((r) => whoAt(r, 0)).filter((s): s is string => !!s)), 'the user', 'the assistant'];
       const days = /^how many days passed between (.+?) and ((?:when|the e-mail about) .+)\?$/i.exec(q);
@@ -376,6 +444,8 @@ export function createOfflineBlindReader(options: { topK?: number } = {}): Blind
         if (!groups.size) return UNANSWERABLE;
         return { answerable: true, answer: String(groups.size), citations: hits.map((r) => r.id) };
       }
+      const family = readFamily(input, speakers);
+      if (family) return family;
       const cued = /^(When|Right before) (.+?) (?:asked|talked) about (.+?), ((?:which|what|how many|how much) .+)$/.exec(q);
       if (cued) return readCued(cued, input, speakers, topK);
       const linked = /^(?:After (.+?)|In the document (.+?) shared while talking about (.+?)), (.+)$/.exec(q);

@@ -1,17 +1,18 @@
-import { isStopword, stem } from '../../text/text.ts';
+import { stem } from '../../text/text.ts';
 import { roleRange, whoAt } from './speakers.ts';
 import { nounUsage } from './phrases.ts';
 import type { Bundle } from '../bundles.ts';
 import type { QuestionType } from '../plan.ts';
 import type { RecordGraph } from '../record-graph.ts';
 import type { Rng } from '../rng.ts';
-import { buildPostings, isTopicWord, tokensIn } from './cues.ts';
+import { buildPostings, tokensIn } from './cues.ts';
+import { ClauseIndex } from './clause-index.ts';
 import { contextualCandidate } from './contextual.ts';
+import { eventListQuestion, eventWhatQuestion, eventWhenQuestion, memberClauses, yesNoQuestion } from './families.ts';
 import { extractFacts, type TextFact } from './facts.ts';
 import {
   bridgeQuestion,
   contentSentences,
-  countQuestion,
   dateQuestion,
   daysBetweenQuestion,
   entityQuestion,
@@ -27,10 +28,10 @@ import {
 } from './templates.ts';
 
 /** Name and version of the offline generator, written into every item it makes. */
-export const RULE_BASED_GENERATOR = 'rule-based@3';
+export const RULE_BASED_GENERATOR = 'rule-based@4';
 
-/** Question types the rule-based generator can write (it has no false-premise template). */
-export const RULE_BASED_TYPES: readonly QuestionType[] = ['single-hop', 'multi-hop', 'temporal', 'aggregation'];
+/** Question types the rule-based generator can write. */
+export const RULE_BASED_TYPES: readonly QuestionType[] = ['single-hop', 'multi-hop', 'temporal', 'aggregation', 'false-premise'];
 
 /** Builds what the templates read: term postings, lazily extracted facts, and the speakers of the history. */
 export function createRuleContext(graph: RecordGraph): RuleContext {
@@ -53,7 +54,12 @@ export function createRuleContext(graph: RecordGraph): RuleContext {
   const cache = new Map<number, TextFact[]>();
   const usage = nounUsage(graph.records.map((r) => r.text));
   const roleStems = new Map<string, Set<string>>();
+  let clauses: ClauseIndex | undefined;
   return {
+    clauses() {
+      clauses ??= new ClauseIndex(graph.records);
+      return clauses;
+    },
     graph,
     postings,
     speakers,
@@ -101,6 +107,13 @@ const CONTEXTUAL_TRIES = 24;
  * rewards designs that match a question against the evidence turn alone.
  */
 const CONTEXTUAL_SHARE = 1;
+/**
+ * How often a single-hop or temporal question is first tried from the speakers' own statements ("What did Caroline
+ * research?", "When did Melanie paint the sunrise?"): the facts about the person most real questions ask for.
+ */
+const FAMILY_SHARE = 0.6;
+/** Of those single-hop tries, the share asked as yes/no with a verified premise ("Did Caroline join …?" → Yes). */
+const YES_NO_SHARE = 0.25;
 
 /**
  * One templated candidate of `type` from a bundle, or undefined when the bundle holds no fact the type's
@@ -112,6 +125,14 @@ export function ruleCandidate(ctx: RuleContext, bundle: Bundle, type: QuestionTy
   const budget = (): boolean => ++tries <= MAX_TRIES;
   switch (type) {
     case 'single-hop': {
+      if (rng.next() < FAMILY_SHARE) {
+        const yesNo = rng.next() < YES_NO_SHARE;
+        for (const s of memberClauses(ctx, members, rng)) {
+          if (!budget()) break;
+          const c = yesNo ? yesNoQuestion(ctx, s.i, s.c, rng, false) : eventWhatQuestion(ctx, s.i, s.c);
+          if (c) return c;
+        }
+      }
       if (rng.next() < CONTEXTUAL_SHARE) {
         let own = 0;
         const c = contextualCandidate(ctx, members, rng, () => ++own <= CONTEXTUAL_TRIES);
@@ -144,6 +165,13 @@ export function ruleCandidate(ctx: RuleContext, bundle: Bundle, type: QuestionTy
       return undefined;
     }
     case 'temporal': {
+      if (rng.next() < FAMILY_SHARE) {
+        for (const s of memberClauses(ctx, members, rng)) {
+          if (!budget()) break;
+          const c = eventWhenQuestion(ctx, s.i, s.c);
+          if (c) return c;
+        }
+      }
       const pairs = rng.next() < 0.4;
       for (const i of members) {
         const si = rng.shuffle(contentSentences(ctx.graph.records[i]!))[0];
@@ -165,36 +193,24 @@ export function ruleCandidate(ctx: RuleContext, bundle: Bundle, type: QuestionTy
       return undefined;
     }
     case 'aggregation': {
-      // A term in a few dozen records would make the count a census of common words, and its evidence a list no
-      // retrieval could deliver in ten hits.
-      const maxDf = Math.max(4, Math.min(12, Math.floor(ctx.graph.records.length * 0.03)));
-      for (const i of members) {
-        const r = ctx.graph.records[i]!;
-        if (r.kind !== 'turn' && r.kind !== 'email') continue;
-        const seen = new Set<string>();
-        const words = tokensIn(r.text).filter((t) => {
-          const lower = t.word.toLowerCase();
-          // A topic is a thing ("cycling", "gardening"), not a verb or adjective a turn happened to use ("front", "motivate").
-          if (
-            lower.length < 5 ||
-            !isTopicWord(lower) ||
-            isStopword(lower) ||
-            ctx.speakerStems.has(t.stem) ||
-            seen.has(t.stem) ||
-            ctx.nounUsage(lower) !== 'head'
-          )
-            return false;
-          seen.add(t.stem);
-          const df = ctx.postings.get(t.stem)?.length ?? 0;
-          return df >= 2 && df <= maxDf;
-        });
-        for (const t of rng.shuffle(words).slice(0, 4)) {
-          if (!budget()) return undefined;
-          const opens = t.start === 0 || /[.!?:\n"“]\s*$/.test(r.text.slice(Math.max(0, t.start - 3), t.start));
-          const word = /^[A-Z][a-z]/.test(t.word) && !opens ? t.word : t.word.toLowerCase();
-          const c = countQuestion(ctx, i, { word, stem: t.stem }, (n) => rng.int(n));
-          if (c) return c;
-        }
+      // Everything a speaker said they did (or like) with one verb, across sessions. Counting how often a word
+      // "came up" was dropped: its answer is a fact about the transcript, not about the person.
+      const tried = new Set<string>();
+      for (const s of memberClauses(ctx, members, rng)) {
+        const key = `${s.c.who}\u0000${s.c.lemma}\u0000${s.c.prep}\u0000${s.c.tense === 'present'}`;
+        if (tried.has(key)) continue;
+        tried.add(key);
+        if (!budget()) return undefined;
+        const c = eventListQuestion(ctx, s.c);
+        if (c) return c;
+      }
+      return undefined;
+    }
+    case 'false-premise': {
+      for (const s of memberClauses(ctx, members, rng)) {
+        if (!budget()) return undefined;
+        const c = yesNoQuestion(ctx, s.i, s.c, rng, true);
+        if (c) return c;
       }
       return undefined;
     }

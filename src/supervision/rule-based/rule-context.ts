@@ -1,3 +1,4 @@
+import type { ClauseIndex } from './clause-index.ts';
 import type { RecordGraph } from '../record-graph.ts';
 import type { Postings } from './cues.ts';
 import type { TextFact } from './facts.ts';
@@ -20,6 +21,8 @@ export interface RuleContext {
   shortRecords: boolean;
   /** Whether the history uses a word as a noun-phrase head or modifier (see nounUsage). */
   nounUsage(lower: string): 'head' | 'modifier' | undefined;
+  /** First-person clauses of every record (built on first use: the families need the whole history's). */
+  clauses(): ClauseIndex;
   /** The title of the document a section belongs to (its first section's title). */
   documentTitle(index: number): string | undefined;
 }
