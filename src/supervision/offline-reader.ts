@@ -4,7 +4,9 @@ import { formatDate, isoDate, monthNumber, parseExactDate } from '../text/date-p
 import { isStopword, stem, terms } from '../text/text.ts';
 import type { BlindInput, BlindReader, BlindReading } from './blind-recovery.ts';
 import { recordDate } from './bundles.ts';
-import { clauseDate, ClauseIndex, distinctObjects, verbKey } from './rule-based/clause-index.ts';
+import { aspectOf, CLAUSE_CLASSES, clauseDate, ClauseIndex, distinctObjects, type Stated, verbKey } from './rule-based/clause-index.ts';
+import type { Clause } from './rule-based/clauses.ts';
+import { before, eventDayIn, eventPhrase } from './rule-based/families.ts';
 import { isTopicWord } from './rule-based/cues.ts';
 import { roleRange, whoAt } from './rule-based/speakers.ts';
 
@@ -369,30 +371,99 @@ export function canonicalForm(q: string): string {
  * forms or no clause matches it, so the other readers get their turn.
  */
 function readFamily(input: BlindInput, speakers: readonly string[]): BlindReading | undefined {
-  const m = /^(What did|What does|When did|Did) (.+)\?$/.exec(input.question);
+  for (const who of speakers) {
+    const cls = CLAUSE_CLASSES.find((k) => k.ask(who) === input.question);
+    if (!cls) continue;
+    const found = distinctObjects(new ClauseIndex(input.records).inClass(who, cls));
+    if (!found.length) return undefined;
+    return {
+      answerable: true,
+      answer: found.map((s) => s.c.object).join(', '),
+      citations: [...new Set(found.map((s) => input.records[s.i]!.id))],
+    };
+  }
+  const m = /^(What did|What does|What is|What was|When did|Did) (.+)\?$/.exec(input.question);
   if (!m) return undefined;
-  const who = speakers.find((s) => m[2]!.startsWith(`${s} `));
+  const who = speakers.find((s) => m[2]!.startsWith(`${s} `) || m[2]!.startsWith(`${s}'s `));
   if (!who) return undefined;
-  const rest = m[2]!.slice(who.length + 1);
+  const rest = m[2]!.slice(who.length).trimStart();
   const index = new ClauseIndex(input.records);
+  const mine = index.all.filter((s) => s.c.who === who);
+  const byPhrase = (text: string, form: 'base' | 'ing'): Stated[] =>
+    mine.filter((s) => eventPhrase(s.c)?.[form].toLowerCase() === text.toLowerCase());
+  const order = m[1] === 'Did' ? /^(.+) before (.+)$/.exec(rest) : null;
+  if (order) {
+    // "Did Caroline join the program before visiting the center?": compare the two events' dates.
+    const [a, b] = [byPhrase(order[1]!, 'base'), byPhrase(order[2]!, 'ing')];
+    if (a.length === 1 && b.length === 1) {
+      const [da, db] = [eventDayIn(input.records, a[0]!), eventDayIn(input.records, b[0]!)];
+      if (!da || !db || (!before(da, db) && !before(db, da))) return undefined;
+      return {
+        answerable: true,
+        answer: before(da, db) ? 'Yes' : 'No',
+        citations: [input.records[a[0]!.i]!.id, input.records[b[0]!.i]!.id],
+      };
+    }
+  }
+  const month = m[1] === 'What did' ? /^do in ([A-Z][a-z]+) (\d{4})$/.exec(rest) : null;
+  if (month && monthNumber(month[1]!)) {
+    // "What did Melanie do in July 2023?": every event of hers dated that month.
+    const iso = `${month[2]}-${String(monthNumber(month[1]!)).padStart(2, '0')}`;
+    const seen = new Map<string, Stated>();
+    for (const s of mine) {
+      const p = eventPhrase(s.c);
+      const day = eventDayIn(input.records, s);
+      if (p && day && day.length >= 7 && day.startsWith(iso) && !seen.has(p.base.toLowerCase())) seen.set(p.base.toLowerCase(), s);
+    }
+    if (!seen.size) return undefined;
+    const found = [...seen.values()];
+    return {
+      answerable: true,
+      answer: found.map((s) => eventPhrase(s.c)!.base).join(', '),
+      citations: [...new Set(found.map((s) => input.records[s.i]!.id))],
+    };
+  }
+  const after = m[1] === 'What did' ? /^(.+?) after (.+)$/.exec(rest) : null;
+  if (after) {
+    // "What did Melanie paint after running the charity race?": the anchor's date, then the one later event.
+    const anchor = byPhrase(after[2]!, 'ing');
+    const day = anchor.length === 1 ? eventDayIn(input.records, anchor[0]!) : undefined;
+    if (day) {
+      const later = index.said(who, after[1]!).filter((s) => before(day, eventDayIn(input.records, s) ?? ''));
+      if (later.length !== 1) return undefined;
+      return {
+        answerable: true,
+        answer: later[0]!.c.object,
+        citations: [input.records[anchor[0]!.i]!.id, input.records[later[0]!.i]!.id],
+      };
+    }
+  }
   const lower = rest.toLowerCase();
   // "paint the lake sunrise": the verb (with its preposition) first, the clause's object last.
-  const named = (c: { lemma: string; prep: string; object: string }): boolean =>
-    lower.startsWith(`${verbKey(c)} `) && lower.endsWith(` ${c.object.toLowerCase()}`);
-  if (m[1] === 'What did' || m[1] === 'What does') {
-    const found = distinctObjects(index.said(who, rest, m[1] === 'What does'));
+  const named = (c: Clause): boolean => lower.startsWith(`${verbKey(c)} `) && lower.endsWith(` ${c.object.toLowerCase()}`);
+  if (m[1]!.startsWith('What')) {
+    const attribute = rest.startsWith("'s ");
+    if (attribute !== (m[1] === 'What was' || (m[1] === 'What is' && attribute))) return undefined;
+    let found: Stated[];
+    if (attribute) found = index.said(who, rest, m[1] === 'What was' ? 'done' : 'present');
+    else if (m[1] === 'What is') {
+      found = index.all.filter(
+        (s) => s.c.who === who && s.c.tense === 'progressive' && `${s.c.verb.text.toLowerCase()}${s.c.prep ? ` ${s.c.prep}` : ''}` === rest,
+      );
+    } else found = index.said(who, rest, m[1] === 'What does' ? 'present' : 'done');
+    found = distinctObjects(found);
     if (!found.length || (input.answerType !== 'list' && found.length > 1)) return undefined;
     const citations = [...new Set(found.map((s) => input.records[s.i]!.id))];
     return { answerable: true, answer: found.map((s) => s.c.object).join(', '), citations };
   }
   if (m[1] === 'When did') {
-    const hits = index.all.filter((s) => s.c.who === who && s.c.tense !== 'present' && named(s.c));
+    const hits = index.all.filter((s) => s.c.who === who && aspectOf(s.c) === 'done' && !s.c.attribute && named(s.c));
     if (hits.length !== 1) return undefined;
     const r = input.records[hits[0]!.i]!;
     const date = clauseDate(r, hits[0]!.c);
     return date ? { answerable: true, answer: date, citations: [r.id] } : undefined;
   }
-  const hits = index.all.filter((s) => s.c.tense !== 'present' && named(s.c));
+  const hits = index.all.filter((s) => aspectOf(s.c) === 'done' && !s.c.attribute && named(s.c));
   const own = hits.find((s) => s.c.who === who);
   if (own) return { answerable: true, answer: 'Yes', citations: [input.records[own.i]!.id] };
   if (!hits.length) return undefined;

@@ -7,8 +7,18 @@ import type { RecordGraph } from '../record-graph.ts';
 import type { Rng } from '../rng.ts';
 import { buildPostings, tokensIn } from './cues.ts';
 import { ClauseIndex } from './clause-index.ts';
-import { contextualCandidate } from './contextual.ts';
-import { eventListQuestion, eventWhatQuestion, eventWhenQuestion, memberClauses, yesNoQuestion } from './families.ts';
+import { askedKeys, contextualCandidate } from './contextual.ts';
+import {
+  classListQuestion,
+  eventAfterQuestion,
+  eventListQuestion,
+  beforeQuestion,
+  eventWhatQuestion,
+  eventWhenQuestion,
+  memberClauses,
+  monthListQuestion,
+  yesNoQuestion,
+} from './families.ts';
 import { extractFacts, type TextFact } from './facts.ts';
 import {
   bridgeQuestion,
@@ -111,9 +121,13 @@ const CONTEXTUAL_SHARE = 1;
  * How often a single-hop or temporal question is first tried from the speakers' own statements ("What did Caroline
  * research?", "When did Melanie paint the sunrise?"): the facts about the person most real questions ask for.
  */
-const FAMILY_SHARE = 0.6;
+const FAMILY_SHARE = 1;
+/** How often a temporal question is first tried as "Did X do A before B?" (two events compared in time). */
+const BEFORE_SHARE = 0.12;
+/** How often a single-hop question may be a who-said one: real questions rarely ask who said something. */
+const WHO_SHARE = 0.15;
 /** Of those single-hop tries, the share asked as yes/no with a verified premise ("Did Caroline join …?" → Yes). */
-const YES_NO_SHARE = 0.25;
+const YES_NO_SHARE = 0.15;
 
 /**
  * One templated candidate of `type` from a bundle, or undefined when the bundle holds no fact the type's
@@ -129,7 +143,7 @@ export function ruleCandidate(ctx: RuleContext, bundle: Bundle, type: QuestionTy
         const yesNo = rng.next() < YES_NO_SHARE;
         for (const s of memberClauses(ctx, members, rng)) {
           if (!budget()) break;
-          const c = yesNo ? yesNoQuestion(ctx, s.i, s.c, rng, false) : eventWhatQuestion(ctx, s.i, s.c);
+          const c = fresh(ctx, yesNo ? yesNoQuestion(ctx, s.i, s.c, rng, false) : eventWhatQuestion(ctx, s.i, s.c));
           if (c) return c;
         }
       }
@@ -138,6 +152,7 @@ export function ruleCandidate(ctx: RuleContext, bundle: Bundle, type: QuestionTy
         const c = contextualCandidate(ctx, members, rng, () => ++own <= CONTEXTUAL_TRIES);
         if (c) return c;
       }
+      const askWho = rng.next() < WHO_SHARE;
       for (const i of members) {
         const facts = rng.shuffle(ctx.facts(i));
         for (const f of facts) {
@@ -156,7 +171,7 @@ export function ruleCandidate(ctx: RuleContext, bundle: Bundle, type: QuestionTy
           if (c) return c;
         }
         const sentences = contentSentences(ctx.graph.records[i]!);
-        if (sentences.length && rng.next() < 0.4) {
+        if (sentences.length && askWho) {
           if (!budget()) return undefined;
           const c = whoQuestion(ctx, i, sentences[rng.int(sentences.length)]!, rng);
           if (c) return c;
@@ -168,7 +183,14 @@ export function ruleCandidate(ctx: RuleContext, bundle: Bundle, type: QuestionTy
       if (rng.next() < FAMILY_SHARE) {
         for (const s of memberClauses(ctx, members, rng)) {
           if (!budget()) break;
-          const c = eventWhenQuestion(ctx, s.i, s.c);
+          const c = fresh(ctx, eventWhenQuestion(ctx, s.i, s.c));
+          if (c) return c;
+        }
+      }
+      if (rng.next() < BEFORE_SHARE) {
+        for (const s of memberClauses(ctx, members, rng)) {
+          if (!budget()) break;
+          const c = fresh(ctx, beforeQuestion(ctx, s.i, s.c, rng));
           if (c) return c;
         }
       }
@@ -201,7 +223,10 @@ export function ruleCandidate(ctx: RuleContext, bundle: Bundle, type: QuestionTy
         if (tried.has(key)) continue;
         tried.add(key);
         if (!budget()) return undefined;
-        const c = eventListQuestion(ctx, s.c);
+        const c =
+          fresh(ctx, classListQuestion(ctx, s.c)) ??
+          fresh(ctx, monthListQuestion(ctx, s.i, s.c)) ??
+          fresh(ctx, eventListQuestion(ctx, s.c));
         if (c) return c;
       }
       return undefined;
@@ -209,7 +234,7 @@ export function ruleCandidate(ctx: RuleContext, bundle: Bundle, type: QuestionTy
     case 'false-premise': {
       for (const s of memberClauses(ctx, members, rng)) {
         if (!budget()) return undefined;
-        const c = yesNoQuestion(ctx, s.i, s.c, rng, true);
+        const c = fresh(ctx, yesNoQuestion(ctx, s.i, s.c, rng, true));
         if (c) return c;
       }
       return undefined;
@@ -218,6 +243,11 @@ export function ruleCandidate(ctx: RuleContext, bundle: Bundle, type: QuestionTy
       // Two families: a pair linked in the record graph (same conversation, or a shared document), and two
       // passages of different conversations naming the same entity. The linked family is tried first; it is
       // the one most histories can support.
+      for (const s of memberClauses(ctx, members, rng)) {
+        if (!budget()) break;
+        const c = fresh(ctx, eventAfterQuestion(ctx, s.i, s.c, rng));
+        if (c) return c;
+      }
       if (rng.next() < 0.75) {
         const c = linkedCandidate(ctx, members, rng, budget);
         if (c) return c;
@@ -244,6 +274,20 @@ export function ruleCandidate(ctx: RuleContext, bundle: Bundle, type: QuestionTy
     default:
       return undefined;
   }
+}
+
+/**
+ * A family candidate whose question was not asked before in this history (marked as asked now), else undefined:
+ * one statement yields one question, so later bundles move on to other statements instead of repeating it. The
+ * marks live in the history's asked-keys memo, which a resumed run restores.
+ */
+function fresh(ctx: RuleContext, c: RuleCandidate | undefined): RuleCandidate | undefined {
+  if (!c) return undefined;
+  const asked = askedKeys(ctx);
+  const key = `question\u0000${c.question}`;
+  if (asked.has(key)) return undefined;
+  asked.add(key);
+  return c;
 }
 
 /** A linked-pair multi-hop candidate whose first record is a turn of the bundle, or undefined. */

@@ -75,3 +75,17 @@ export function analyse(text: string, offset = 0): NlpSentence[] {
   });
   return out;
 }
+
+const sentenceCache = new Map<string, NlpSentence[]>();
+
+/** The part of speech of the word starting at `offset` of `text` (a sentence), or undefined; analyses are cached. */
+export function posAt(text: string, offset: number): string | undefined {
+  let a = sentenceCache.get(text);
+  if (!a) {
+    // Bounded: a long history's sentences are asked about a few times each, close together.
+    if (sentenceCache.size > 50_000) sentenceCache.clear();
+    sentenceCache.set(text, (a = analyse(text)));
+  }
+  for (const s of a) for (const t of s.tokens) if (t.start === offset) return t.pos;
+  return undefined;
+}

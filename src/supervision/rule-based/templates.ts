@@ -8,6 +8,7 @@ import type { Rng } from '../rng.ts';
 import { tokensIn, type Token } from './cues.ts';
 import { splitSentences, type Sentence, type TextFact } from './facts.ts';
 import { ambiguityWeight, pickGist, scopedMatches, stemsOf, type Gist } from './gist.ts';
+import { posAt } from './nlp.ts';
 import { askFirst, monthOf, nounPhrases, timePhrase, type Phrase } from './phrases.ts';
 import { roleRange, whoAt } from './speakers.ts';
 
@@ -557,6 +558,10 @@ export function kindsIn(ctx: RuleContext, i: number, from = 0, to = Number.POSIT
       if (ps.some((q) => q.end === p.end && q.start < p.start)) continue;
       const head = p.words[p.words.length - 1]!;
       if (ctx.nounUsage(head.word.toLowerCase()) !== 'head' || /^[A-Z]/.test(head.word)) continue;
+      // "wide range", "favorite part", "first step": an adjective's phrase is a way of speaking, not a thing the
+      // person has or did ("pottery class", "adoption agency" are).
+      const modifier = p.words[p.words.length - 2]!;
+      if (posAt(s.text, modifier.start - s.start) !== 'NOUN' && posAt(s.text, modifier.start - s.start) !== 'PROPN') continue;
       const answer = p.text.replace(/^the /, '');
       const list = out.get(head.stem) ?? [];
       if (!list.some((k) => k.answer.toLowerCase() === answer.toLowerCase())) list.push({ phrase: p, head, answer, sentence: s });
