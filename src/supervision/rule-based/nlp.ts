@@ -34,39 +34,64 @@ function nlp(): WinkMethods {
 }
 
 /**
+ * The text wink reads, with each character's offset in the original. wink's light model keeps "I'm" and "we're" as
+ * one proper-noun token (and then misreads the verb after it), so they are spelt out ("I am") for it.
+ */
+function forWink(text: string): { text: string; orig: number[] } {
+  let out = '';
+  const orig: number[] = [];
+  let last = 0;
+  for (const m of text.matchAll(/\b(I|[Ww]e|[Yy]ou|[Tt]hey)['’](m|re)\b/g)) {
+    for (let k = last; k < m.index; k++) orig.push(k);
+    out += text.slice(last, m.index);
+    const spelt = `${m[1]} ${m[2] === 'm' ? 'am' : 'are'}`;
+    const apostrophe = m.index + m[1]!.length;
+    // The subject keeps its characters; the spelt-out verb maps onto the apostrophe and the contraction's letters.
+    for (let k = 0; k < spelt.length; k++)
+      orig.push(k < m[1]!.length ? m.index + k : Math.min(apostrophe + Math.max(0, k - m[1]!.length - 1), m.index + m[0].length - 1));
+    out += spelt;
+    last = m.index + m[0].length;
+  }
+  for (let k = last; k < text.length; k++) orig.push(k);
+  out += text.slice(last);
+  orig.push(text.length);
+  return { text: out, orig };
+}
+
+/**
  * The sentences of `text` with their tokens, offsets located in `text` itself (so quotes taken from them verify),
  * shifted by `offset` when `text` is a slice of a longer one.
  */
 export function analyse(text: string, offset = 0): NlpSentence[] {
   const w = nlp();
   const its = w.its;
-  const doc = w.readDoc(text);
+  const read = forWink(text);
+  const doc = w.readDoc(read.text);
   const values = doc.tokens().out(its.value) as string[];
   // wink's typings give `its.lemma` a narrower signature than `out` accepts; it is a token property like the others.
   const lemmas = doc.tokens().out(its.lemma as unknown as ItsFunction<string>) as string[];
   const pos = doc.tokens().out(its.pos) as string[];
-  const tokens: NlpToken[] = [];
+  // One entry per wink token (undefined for a token not found in the text), so sentences can be cut by count.
+  const tokens: Array<NlpToken | undefined> = [];
   let at = 0;
   for (let k = 0; k < values.length; k++) {
     const v = values[k]!;
-    const found = text.indexOf(v, at);
-    // wink normalises a few characters (quotes, some contractions): a token it changed keeps the cursor's place.
-    const start = found < 0 ? at : found;
-    const end = found < 0 ? at : found + v.length;
-    tokens.push({
-      text: found < 0 ? '' : v,
-      lemma: (lemmas[k] ?? v).toLowerCase(),
-      pos: pos[k] ?? 'X',
-      start: start + offset,
-      end: end + offset,
-    });
-    at = end;
+    const found = read.text.indexOf(v, at);
+    if (found < 0) {
+      // wink normalised the token's characters (some quotes): it cannot be placed in the text, so it is left out.
+      tokens.push(undefined);
+      continue;
+    }
+    at = found + v.length;
+    const start = read.orig[found]! + offset;
+    const end = read.orig[at - 1]! + 1 + offset;
+    tokens.push({ text: v, lemma: (lemmas[k] ?? v).toLowerCase(), pos: pos[k] ?? 'X', start, end });
   }
   const out: NlpSentence[] = [];
   let k = 0;
   doc.sentences().each((s: ItemSentence) => {
     const n = (s.tokens().out(its.value) as string[]).length;
-    const own = tokens.slice(k, k + n).filter((t) => t.text !== '');
+    const own = tokens.slice(k, k + n).filter((t): t is NlpToken => t !== undefined);
     k += n;
     if (!own.length) return;
     const start = own[0]!.start;
