@@ -86,10 +86,20 @@ const NOW = /\b(?:just|today|this morning|this afternoon|tonight|right now)\b/i;
  * place it in time.
  */
 export function clauseIso(r: SourceRecord, c: Clause): string | undefined {
+  // Clauses are cached per record, so one parse per clause serves every question that compares it.
+  if (isoCache.has(c)) return isoCache.get(c);
+  const iso = placeInTime(r, c);
+  isoCache.set(c, iso);
+  return iso;
+}
+
+const isoCache = new WeakMap<Clause, string | undefined>();
+
+function placeInTime(r: SourceRecord, c: Clause): string | undefined {
   const day = recordDate(r);
   if (!day) return undefined;
   const s = c.sentence;
-  const found = resolveDates(r.text, r.time ?? day).filter((m) => m.start >= s.start && m.end <= s.end);
+  const found = resolveDates(r.text.slice(s.start, s.end), r.time ?? day);
   if (found.length > 1) return undefined;
   if (found.length === 1) return found[0]!.date;
   return NOW.test(s.text) ? day : undefined;
