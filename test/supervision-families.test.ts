@@ -21,6 +21,7 @@ import {
 } from '../src/supervision/rule-based/families.ts';
 import { createRuleContext, ruleCandidate } from '../src/supervision/rule-based/generator.ts';
 import type { RuleCandidate } from '../src/supervision/rule-based/templates.ts';
+import { aboutUser, inUserVoice } from '../src/supervision/rule-based/voice.ts';
 
 const turn = (id: string, speaker: string, time: string, thread: string, text: string): SourceRecord => ({
   id,
@@ -211,5 +212,55 @@ describe('the offline generator with the families', () => {
       return out;
     };
     expect(candidates(11)).toEqual(candidates(11));
+  });
+});
+
+describe("a user's own history: questions in the first person", () => {
+  const ua = (id: string, time: string, user: string, assistant: string): SourceRecord => ({
+    id,
+    kind: 'turn',
+    time,
+    thread: id.split(':')[0]!,
+    text: `User: ${user}\nAssistant: ${assistant}`,
+  });
+  const mine: SourceRecord[] = [
+    ua('A:1', '2024-03-10T09:00:00', 'I joined a chess club yesterday.', 'That sounds like a fun way to meet people.'),
+    ua('A:2', '2024-03-10T09:05:00', 'I love hiking in the hills.', 'Hiking is great exercise.'),
+    ua('B:1', '2024-04-02T09:00:00', "I'm reading a history book about Lisbon.", 'Enjoy the book!'),
+  ];
+  const g = buildRecordGraph(mine);
+  const uctx = createRuleContext(g);
+
+  it("turns third-person questions about the user into the user's own and back", () => {
+    const pairs = [
+      ['What did the user join?', 'What did I join?'],
+      ['Which club did the user join?', 'Which club did I join?'],
+      ['What does the user enjoy?', 'What do I enjoy?'],
+      ['What is the user reading?', 'What am I reading?'],
+      ["What is the user's favorite book?", 'What is my favorite book?'],
+      ['When did the user join a chess club?', 'When did I join a chess club?'],
+      ['Did the user join a chess club before reading the book?', 'Did I join a chess club before reading the book?'],
+      ['What did the user paint after joining a chess club?', 'After joining a chess club, what did I paint?'],
+      ['Where has the user been?', 'Where have I been?'],
+    ];
+    for (const [third, first] of pairs) {
+      expect(inUserVoice(third!)).toBe(first);
+      expect(aboutUser(first!)).toBe(third);
+    }
+    expect(inUserVoice('What did Ana join?')).toBe('What did Ana join?');
+  });
+
+  it('asks the user which kind of thing they did, and the blind reader recovers it from their half of the turn', async () => {
+    expect(uctx.userVoice).toBe(true);
+    expect(ctx.userVoice).toBe(false);
+    const c = eventWhatQuestion(uctx, g.index.get('A:1')!, clausesOf(mine[0]!).find((x) => x.lemma === 'join')!);
+    expect(c?.question).toBe('Which club did the user join?');
+    const reading = await reader.read({ question: inUserVoice(c!.question), answerType: 'text', records: mine });
+    expect(reading.answer).toBe('chess club');
+    expect(reading.citations).toEqual(['A:1']);
+    const when = eventWhenQuestion(uctx, g.index.get('A:1')!, clausesOf(mine[0]!).find((x) => x.lemma === 'join')!);
+    const got = await reader.read({ question: inUserVoice(when!.question), answerType: 'date', records: mine });
+    expect(inUserVoice(when!.question)).toBe('When did I join a chess club?');
+    expect(got.answer).toBe('9 March 2024');
   });
 });

@@ -7,6 +7,7 @@ import { recordDate } from './bundles.ts';
 import { aspectOf, CLAUSE_CLASSES, clauseDate, ClauseIndex, distinctObjects, type Stated, verbKey } from './rule-based/clause-index.ts';
 import type { Clause } from './rule-based/clauses.ts';
 import { before, eventDayIn, eventPhrase } from './rule-based/families.ts';
+import { aboutUser } from './rule-based/voice.ts';
 import { isTopicWord } from './rule-based/cues.ts';
 import { roleRange, whoAt } from './rule-based/speakers.ts';
 
@@ -350,6 +351,12 @@ function whichLead(lead: string): string {
  * mention in reply?"). Same question, same words: this only moves the cue to the front.
  */
 export function canonicalForm(q: string): string {
+  // The user's own wording: "On which day did I …" asks when; "After I asked about …, … in reply" is the reply cue
+  // (the linked form says "talked about" and has no "in reply").
+  if (/^On which day (?:in [A-Z][a-z]+ \d{4} )?(?:did|was) /.test(q)) return q.replace(/^On which day/, 'When');
+  const replyAfter = /^After (.+?) (asked|talked) about (.+), ((?:which|what|how many|how much) .+ did .+? mention( in reply)?)\?$/.exec(q);
+  if (replyAfter && (replyAfter[2] === 'asked' || replyAfter[5]))
+    return `When ${replyAfter[1]} ${replyAfter[2]} about ${replyAfter[3]}, ${replyAfter[4]}?`;
   const lead = "(What(?: [\\p{L}'’-]+)?|How many [\\p{L}'’-]+|How much [\\p{L}'’-]+)";
   const reply = new RegExp(`^${lead} did (.+?) mention( in reply)? when (.+?) (asked|talked) about (.+)\\?$`, 'u').exec(q);
   if (reply) return `When ${reply[4]} ${reply[5]} about ${reply[6]}, ${whichLead(reply[1]!)} did ${reply[2]} mention${reply[3] ?? ''}?`;
@@ -382,7 +389,10 @@ function readFamily(input: BlindInput, speakers: readonly string[]): BlindReadin
       citations: [...new Set(found.map((s) => input.records[s.i]!.id))],
     };
   }
-  const m = /^(What did|What does|What is|What was|When did|Did) (.+)\?$/.exec(input.question);
+  const kind = /^Which (\S+) (did|does) (.+)\?$/.exec(input.question);
+  const m = kind
+    ? (['', `What ${kind[2]}`, kind[3]!] as unknown as RegExpExecArray)
+    : /^(What did|What does|What is|What was|When did|Did) (.+)\?$/.exec(input.question);
   if (!m) return undefined;
   const who = speakers.find((s) => m[2]!.startsWith(`${s} `) || m[2]!.startsWith(`${s}'s `));
   if (!who) return undefined;
@@ -451,7 +461,8 @@ function readFamily(input: BlindInput, speakers: readonly string[]): BlindReadin
         (s) => s.c.who === who && s.c.tense === 'progressive' && `${s.c.verb.text.toLowerCase()}${s.c.prep ? ` ${s.c.prep}` : ''}` === rest,
       );
     } else found = index.said(who, rest, m[1] === 'What does' ? 'present' : 'done');
-    found = distinctObjects(found);
+    // "Which program did I join?": the thing must be of that kind.
+    found = distinctObjects(found).filter((s) => !kind || s.c.object.split(' ').pop()!.toLowerCase() === kind[1]!.toLowerCase());
     if (!found.length || (input.answerType !== 'list' && found.length > 1)) return undefined;
     const citations = [...new Set(found.map((s) => input.records[s.i]!.id))];
     return { answerable: true, answer: found.map((s) => s.c.object).join(', '), citations };
@@ -487,7 +498,7 @@ export function createOfflineBlindReader(options: { topK?: number } = {}): Blind
   return {
     name: OFFLINE_READER,
     async read(asked: BlindInput): Promise<BlindReading> {
-      const input = { ...asked, question: canonicalForm(asked.question) };
+      const input = { ...asked, question: canonicalForm(aboutUser(asked.question)) };
       const q = input.question;
       const speakers = [...new Set(input.records.map((r) => whoAt(r, 0)).filter((s): s is string => !!s)), 'the user', 'the assistant'];
       const days = /^how many days passed between (.+?) and ((?:when|the e-mail about) .+)\?$/i.exec(q);

@@ -350,8 +350,12 @@ export function contextualQuestion(
   const cueVerb = isQuestion ? 'asked' : 'talked';
   // The thing asked for comes first ("What class did …"), as people put it; the cue closes the question.
   const lead = askFirst(pick.lead);
-  const question =
-    relation === 'reply'
+  // In a user's own history the moment comes first, as the user recalls it ("When I asked about …, which …?").
+  const question = ctx.userVoice
+    ? relation === 'reply'
+      ? `After ${cue.who} ${cueVerb} about ${g.phrase.text}${when}, ${pick.lead} did ${u.who} mention${isQuestion ? '' : ' in reply'}?`
+      : `Right before ${cue.who} talked about ${g.phrase.text}${when}, ${pick.lead} did ${u.who} mention?`
+    : relation === 'reply'
       ? `${lead} did ${u.who} mention${isQuestion ? '' : ' in reply'} when ${cue.who} ${cueVerb} about ${g.phrase.text}${when}?`
       : `${lead} did ${u.who} mention right before ${cue.who} talked about ${g.phrase.text}${when}?`;
   if (sharedContentStems(ctx, question, region).length > 1) return undefined;

@@ -33,6 +33,17 @@ function statement(c: Clause): string {
 }
 
 /**
+ * A user asking about their own past asks for the kind of thing: "Which program did I join?" (written here about
+ * "the user"; see voice.ts). Attributes and ongoing activities keep their "what" form.
+ */
+export function whichQuestionOf(c: Clause): string {
+  const aspect = aspectOf(c);
+  if (c.attribute || aspect === 'ongoing') return whatQuestion(c);
+  const kind = c.object.split(' ').pop()!.toLowerCase();
+  return `Which ${kind} ${aspect === 'present' ? 'does' : 'did'} ${c.who} ${verbKey(c)}?`;
+}
+
+/**
  * The "what" question of a clause, by its aspect: "What did Caroline research?", "What does Melanie play?", "What is
  * Jon reading?", "What is Gina's favorite style?" (the blind reader parses these same four forms).
  */
@@ -56,7 +67,7 @@ export function eventWhatQuestion(ctx: RuleContext, i: number, c: Clause): RuleC
   return {
     type: 'single-hop',
     template: 'event-what',
-    question: whatQuestion(c),
+    question: ctx.userVoice ? whichQuestionOf(c) : whatQuestion(c),
     plan: plan(
       'single-hop',
       `${aspect === 'done' ? 'what happened' : 'what holds'}: ${statement(c)}`,

@@ -8,6 +8,7 @@ import type { Rng } from '../rng.ts';
 import { buildPostings, tokensIn } from './cues.ts';
 import { ClauseIndex } from './clause-index.ts';
 import { askedKeys, contextualCandidate } from './contextual.ts';
+import { inUserVoice } from './voice.ts';
 import {
   classListQuestion,
   eventAfterQuestion,
@@ -75,6 +76,7 @@ export function createRuleContext(graph: RecordGraph): RuleContext {
     speakers,
     speakerStems,
     multiSpeaker: turnSpeakers.size >= 2,
+    userVoice: userTurns(graph) > graph.records.filter((r) => r.kind === 'turn').length / 2,
     nounUsage: usage,
     shortRecords: graph.records.reduce((n, r) => n + r.text.split(/\s+/).length, 0) / Math.max(1, graph.records.length) < 40,
     saidBy(k, who, stems) {
@@ -101,6 +103,10 @@ export function createRuleContext(graph: RecordGraph): RuleContext {
       return f;
     },
   };
+}
+
+function userTurns(graph: RecordGraph): number {
+  return graph.records.filter((r) => r.kind === 'turn' && r.text.startsWith('User: ')).length;
 }
 
 /** How many checkable facts a record holds, plus one: the offline generator's seed weight. */
@@ -134,6 +140,11 @@ const YES_NO_SHARE = 0.15;
  * templates can use. Answers and evidence are computed from the records (and their dates), never guessed.
  */
 export function ruleCandidate(ctx: RuleContext, bundle: Bundle, type: QuestionType, rng: Rng): RuleCandidate | undefined {
+  const c = templateCandidate(ctx, bundle, type, rng);
+  return c && ctx.userVoice ? { ...c, question: inUserVoice(c.question) } : c;
+}
+
+function templateCandidate(ctx: RuleContext, bundle: Bundle, type: QuestionType, rng: Rng): RuleCandidate | undefined {
   const members = rng.shuffle(bundle.records.map((id) => ctx.graph.index.get(id)!));
   let tries = 0;
   const budget = (): boolean => ++tries <= MAX_TRIES;

@@ -17,6 +17,11 @@ export interface RuleContext {
   multiSpeaker: boolean;
   /** True when `who` (as {@link whoAt} names them) said words with every stem of `stems` in record `index`. */
   saidBy(index: number, who: string, stems: readonly string[]): boolean;
+  /**
+   * True when the history is a user talking to an assistant ("User: … / Assistant: …" turns): questions are then
+   * the user's own, in the first person, with the context first ("After …, which …?").
+   */
+  userVoice: boolean;
   /** True when the history's records are short (chat turns of a sentence or two, under ~40 words on average). */
   shortRecords: boolean;
   /** Whether the history uses a word as a noun-phrase head or modifier (see nounUsage). */

@@ -313,7 +313,11 @@ export function whenQuestion(ctx: RuleContext, i: number, s: Sentence, rng: Rng)
   return {
     type: 'temporal',
     template: 'when',
-    question: g.scope === 'month' ? `When in ${monthOf(iso)} ${ev.when}?` : `When ${ev.when}?`,
+    // A user recalling their own conversations asks for the day ("On which day did I talk about …?").
+    question:
+      g.scope === 'month'
+        ? `${ctx.userVoice ? 'On which day' : 'When'} in ${monthOf(iso)} ${ev.when}?`
+        : `${ctx.userVoice ? 'On which day' : 'When'} ${ev.when}?`,
     plan: plan(
       'temporal',
       `the date on which ${g.phrase.text} came up`,
@@ -493,7 +497,9 @@ export function linkedQuestion(
   const whenA = timePhrase(ga.scope, recordDate(ra));
   const question =
     link === 'thread'
-      ? `${askFirst(lead)} did ${whoB} mention about ${gb.phrase.text} after ${whoA} talked about ${ga.phrase.text}${whenA}?`
+      ? ctx.userVoice
+        ? `After ${whoA} talked about ${ga.phrase.text}${whenA}, ${lead} did ${whoB} mention about ${gb.phrase.text}?`
+        : `${askFirst(lead)} did ${whoB} mention about ${gb.phrase.text} after ${whoA} talked about ${ga.phrase.text}${whenA}?`
       : `In the document ${whoA} shared while talking about ${ga.phrase.text}${whenA}, ${lead} is given about ${gb.phrase.text}?`;
   const answerType: AnswerType = f.kind === 'entity' ? 'text' : 'number';
   return {
@@ -661,7 +667,9 @@ export function linkedWhichQuestion(ctx: RuleContext, a: number, b: number, link
       const whenA = timePhrase(hop.ga.scope, recordDate(ra));
       const question =
         link === 'thread'
-          ? `What ${head} did ${whoB} mention after ${hop.whoA} talked about ${hop.ga.phrase.text}${whenA}?`
+          ? ctx.userVoice
+            ? `After ${hop.whoA} talked about ${hop.ga.phrase.text}${whenA}, which ${head} did ${whoB} mention?`
+            : `What ${head} did ${whoB} mention after ${hop.whoA} talked about ${hop.ga.phrase.text}${whenA}?`
           : `In the document ${hop.whoA} shared while talking about ${hop.ga.phrase.text}${whenA}, which ${head} is mentioned?`;
       return {
         type: 'multi-hop',
