@@ -44,7 +44,8 @@ const GENERIC = new Set(
   (
     'thing things stuff lot lots time times way ways idea ideas bit kind sort part parts day days moment moments fun one ' +
     'something anything everything nothing people someone everyone chance opportunity place world life year week month ' +
-    'today tonight yesterday tomorrow morning night evening lot experience feeling feelings sense reason point end word words'
+    'today tonight yesterday tomorrow morning night evening lot experience feeling feelings sense reason point end word words ' +
+    'chunk bunch couple handful self structure afternoon hour minute'
   ).split(' '),
 );
 const DETERMINERS = new Set(['a', 'an', 'the', 'my', 'our', 'some', 'this', 'that', 'these', 'those', 'his', 'her', 'their', 'your']);
@@ -125,6 +126,8 @@ export function clausesOfSentence(s: NlpSentence, who: string): Clause[] {
     const o = objectAt(t, at);
     if (!o) continue;
     const head = o.head.lemma;
+    // "I love having …", "I spent a good chunk of …": no thing of its own.
+    if (LIGHT.has(o.head.lemma) && o.head.pos === 'VERB') continue;
     if (GENERIC.has(head) || GENERIC.has(o.head.text.toLowerCase()) || head.length < 3) continue;
     const object = s.text.slice(t[o.from]!.start - s.start, t[o.to]!.end - s.start);
     out.push({ who, lemma, verb: v, tense, prep: preps.join(' '), object, head, determiner: o.det, sentence: s });

@@ -38,8 +38,10 @@ function statement(c: Clause): string {
  */
 export function whichQuestionOf(c: Clause): string {
   const aspect = aspectOf(c);
-  if (c.attribute || aspect === 'ongoing') return whatQuestion(c);
-  const kind = c.object.split(' ').pop()!.toLowerCase();
+  const last = c.object.split(' ').pop()!;
+  // A name is not a kind ("Which klein did I run into?"): ask "what".
+  if (c.attribute || aspect === 'ongoing' || /^[A-Z]/.test(last)) return whatQuestion(c);
+  const kind = last.toLowerCase();
   return `Which ${kind} ${aspect === 'present' ? 'does' : 'did'} ${c.who} ${verbKey(c)}?`;
 }
 
