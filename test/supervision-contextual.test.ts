@@ -59,8 +59,8 @@ describe('context-linked questions (answer turn + cue turn)', () => {
     expect(c!.type).toBe('single-hop');
     expect(c!.question).toMatch(
       new RegExp(
-        String.raw`^When Melanie asked about (the summer break|the break|the plans)(?: in May 2023| on 8 May 2023)?, ` +
-          String.raw`which agencies did Caroline mention\?$`,
+        String.raw`^What agencies did Caroline mention when Melanie asked about (the summer break|the break|the plans)` +
+          String.raw`(?: in May 2023| on 8 May 2023)?\?$`,
       ),
     );
     expect(c!.plan.answer).toBe('adoption agencies');
@@ -125,9 +125,11 @@ describe.skipIf(!existsSync(LOCOMO))('context-linked supervision on LoCoMo', () 
   it('makes a large share of the items, each answered by one turn its cue neighbours, with spans verified and no leak', async () => {
     const [history] = loadHistoriesSync(`locomo:${LOCOMO}#conv-26`);
     const { items } = await generateSupervision(history!, { mode: 'offline', n: 200 });
-    expect(items).toHaveLength(200);
+    // Five types capped at 35% each: aggregation and false-premise questions are few in one conversation.
+    expect(items.length).toBeGreaterThanOrEqual(170);
     const cued = items.filter((it) => /^cue-/.test(String(it.checks?.template)));
-    expect(cued.length).toBeGreaterThanOrEqual(40);
+    // The statement families (what/when/yes-no about what a speaker said they did) come first; cue questions fill the rest.
+    expect(cued.length).toBeGreaterThanOrEqual(20);
     const byId = new Map(history!.records.map((r, i) => [r.id, { r, i }]));
     const g = buildRecordGraph(history!.records);
     const c = createRuleContext(g);
@@ -146,16 +148,17 @@ describe.skipIf(!existsSync(LOCOMO))('context-linked supervision on LoCoMo', () 
       ).toBe(true);
       // The cue is the turn right before (reply) or after (reaction) in the same session, said by the speaker the
       // question names first; the answer turn's speaker is the one asked about; the cue phrase is the cue's.
-      const m = /^(?:When|Right before) (\S+) (?:asked|talked) about (.+?)(?: (?:in|on) [^,]*\d{4})?, .* did (\S+) mention/.exec(
-        it.question,
-      )!;
+      const m =
+        /did (\S+) mention(?: in reply)? (?:when|right before) (\S+) (?:asked|talked) about (.+?)(?: (?:in|on) [^,]*\d{4})?\?$/.exec(
+          it.question,
+        )!;
       expect(m).not.toBeNull();
       const cue = history!.records[it.checks?.template === 'cue-reply' ? i - 1 : i + 1]!;
       expect(cue.thread).toBe(t.thread);
-      expect(whoAt(cue, 0)).toBe(m[1]);
-      expect(whoAt(t, 0)).toBe(m[3]);
+      expect(whoAt(cue, 0)).toBe(m[2]);
+      expect(whoAt(t, 0)).toBe(m[1]);
       const cueStems = new Set(tokensIn(cue.text).map((x) => x.stem));
-      for (const x of tokensIn(m[2]!.replace(/^the /, ''))) expect(cueStems.has(x.stem)).toBe(true);
+      for (const x of tokensIn(m[3]!.replace(/^the /, ''))) expect(cueStems.has(x.stem)).toBe(true);
       // At most one content word of the question is the answer turn's own.
       expect(sharedContentStems(c, it.question, { record: g.index.get(t.id)!, start: 0, end: t.text.length }).length).toBeLessThanOrEqual(
         1,

@@ -54,6 +54,17 @@ export const QAItemSchema = z.object({
   /** Who made it: `official:<dataset>`, `rule-based@<version>`, `llm:<model>`… */
   generator: z.string().optional(),
   plan: z.unknown().optional(),
+  /**
+   * For a question that presupposes something (yes/no, false-premise): `verified` when the records support what it
+   * assumes; `false` when they contradict it, with the false assumption and what the records say instead.
+   */
+  premise: z
+    .object({
+      status: z.enum(['verified', 'false']),
+      assumption: z.string().min(1).optional(),
+      correction: z.string().min(1).optional(),
+    })
+    .optional(),
   checks: z.record(z.string(), MetaValue).optional(),
   meta: z.record(z.string(), MetaValue).optional(),
 });

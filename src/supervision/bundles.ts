@@ -127,6 +127,18 @@ function weightedPick(items: number[], rng: Rng, weight: (i: number) => number):
   return items[items.length - 1];
 }
 
+/** Rendered token cost per record, per graph and clip length: bundles of every round reuse them (BPE is slow). */
+const costCache = new WeakMap<RecordGraph, Map<number, Array<number | undefined>>>();
+
+function recordCost(graph: RecordGraph, i: number, maxChars: number): number {
+  let byClip = costCache.get(graph);
+  if (!byClip) costCache.set(graph, (byClip = new Map()));
+  let costs = byClip.get(maxChars);
+  if (!costs) byClip.set(maxChars, (costs = []));
+  costs[i] ??= countTokens(renderRecord(graph.records[i]!, maxChars)) + 2;
+  return costs[i]!;
+}
+
 /**
  * Grows a bundle from `seed` by a random walk with restarts over the graph's edges (and same-thread hops),
  * adding each reached record while the rendered bundle stays within the token budget.
@@ -141,7 +153,7 @@ export function expandBundle(
   const maxRecords = options.maxRecords ?? 24;
   const maxChars = options.maxRecordChars ?? 3000;
   const weights = { ...DEFAULT_EDGE_WEIGHTS, ...options.edgeWeights };
-  const cost = (i: number): number => countTokens(renderRecord(graph.records[i]!, maxChars)) + 2;
+  const cost = (i: number): number => recordCost(graph, i, maxChars);
   const members = [seed];
   const inBundle = new Set(members);
   let tokens = cost(seed);

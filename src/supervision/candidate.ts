@@ -47,7 +47,14 @@ export function toQAItem(history: string, generator: string, bundle: Bundle, a: 
     evidence: a.evidence,
     generator,
     plan: a.plan,
+    ...premiseOf(a.plan),
     checks: a.checks,
     meta: { bundle: bundle.id, seed: bundle.seed },
   };
+}
+
+/** A false-premise plan's premise, or a verified one for a yes/no answer the plan's evidence supports. */
+function premiseOf(plan: AnswerPlan): Pick<QAItem, 'premise'> {
+  if (plan.premise) return { premise: { status: 'false', ...plan.premise } };
+  return plan.answerType === 'boolean' ? { premise: { status: 'verified' } } : {};
 }

@@ -4,6 +4,10 @@ import { formatDate, isoDate, monthNumber, parseExactDate } from '../text/date-p
 import { isStopword, stem, terms } from '../text/text.ts';
 import type { BlindInput, BlindReader, BlindReading } from './blind-recovery.ts';
 import { recordDate } from './bundles.ts';
+import { aspectOf, CLAUSE_CLASSES, clauseDate, ClauseIndex, distinctObjects, type Stated, verbKey } from './rule-based/clause-index.ts';
+import type { Clause } from './rule-based/clauses.ts';
+import { before, eventDayIn, eventPhrase } from './rule-based/families.ts';
+import { aboutUser } from './rule-based/voice.ts';
 import { isTopicWord } from './rule-based/cues.ts';
 import { roleRange, whoAt } from './rule-based/speakers.ts';
 
@@ -332,6 +336,151 @@ function readCued(m: RegExpExecArray, input: BlindInput, speakers: readonly stri
   return { answerable: true, answer: got.answer, citations: [b.r.id] };
 }
 
+/** Leads that ask for a kind of answer, not for a noun ("What name …", "What date …"). */
+const ANSWER_KIND = /^(?:name|date|percentage)$/;
+
+/** "What class did Ben mention" → "which class did Ben mention"; "What name did …" stays as it is. */
+function whichLead(lead: string): string {
+  const m = /^What ([\p{L}'’-]+)$/u.exec(lead);
+  return m && !ANSWER_KIND.test(m[1]!) ? `which ${m[1]}` : lead.toLowerCase();
+}
+
+/**
+ * The generator asks for the thing first and closes with the cue ("What class did Ben mention in reply when Ana
+ * talked about …?"); the readers below parse the cue-first form ("When Ana talked about …, which class did Ben
+ * mention in reply?"). Same question, same words: this only moves the cue to the front.
+ */
+export function canonicalForm(q: string): string {
+  // The user's own wording: "On which day did I …" asks when; "After I asked about …, … in reply" is the reply cue
+  // (the linked form says "talked about" and has no "in reply").
+  if (/^On which day (?:in [A-Z][a-z]+ \d{4} )?(?:did|was) /.test(q)) return q.replace(/^On which day/, 'When');
+  const replyAfter = /^After (.+?) (asked|talked) about (.+), ((?:which|what|how many|how much) .+ did .+? mention( in reply)?)\?$/.exec(q);
+  if (replyAfter && (replyAfter[2] === 'asked' || replyAfter[5]))
+    return `When ${replyAfter[1]} ${replyAfter[2]} about ${replyAfter[3]}, ${replyAfter[4]}?`;
+  const lead = "(What(?: [\\p{L}'’-]+)?|How many [\\p{L}'’-]+|How much [\\p{L}'’-]+)";
+  const reply = new RegExp(`^${lead} did (.+?) mention( in reply)? when (.+?) (asked|talked) about (.+)\\?$`, 'u').exec(q);
+  if (reply) return `When ${reply[4]} ${reply[5]} about ${reply[6]}, ${whichLead(reply[1]!)} did ${reply[2]} mention${reply[3] ?? ''}?`;
+  const before = new RegExp(`^${lead} did (.+?) mention right before (.+?) talked about (.+)\\?$`, 'u').exec(q);
+  if (before) return `Right before ${before[3]} talked about ${before[4]}, ${whichLead(before[1]!)} did ${before[2]} mention?`;
+  const after = new RegExp(`^${lead} did (.+?) mention( about .+?)? after (.+?) talked about (.+)\\?$`, 'u').exec(q);
+  if (after) return `After ${after[4]} talked about ${after[5]}, ${whichLead(after[1]!)} did ${after[2]} mention${after[3] ?? ''}?`;
+  const which = /^What ([\p{L}'’-]+) (did|does|is|was) (.+)$/u.exec(q);
+  if (which && !ANSWER_KIND.test(which[1]!) && which[1] !== 'did' && which[1] !== 'does')
+    return `Which ${which[1]} ${which[2]} ${which[3]}`;
+  return q;
+}
+
+/**
+ * Questions about what a speaker said they did or like: "What did Caroline research?" (the object; every
+ * distinct one for a list answer), "When did Melanie paint the sunrise?" (the date the sentence gives, resolved
+ * against its session's), "Did Melanie join the mentorship program?" (yes when she says so; no when only someone
+ * else does). Read from the first-person clauses of the given records. Undefined when the question is not of these
+ * forms or no clause matches it, so the other readers get their turn.
+ */
+function readFamily(input: BlindInput, speakers: readonly string[]): BlindReading | undefined {
+  for (const who of speakers) {
+    const cls = CLAUSE_CLASSES.find((k) => k.ask(who) === input.question);
+    if (!cls) continue;
+    const found = distinctObjects(new ClauseIndex(input.records).inClass(who, cls));
+    if (!found.length) return undefined;
+    return {
+      answerable: true,
+      answer: found.map((s) => s.c.object).join(', '),
+      citations: [...new Set(found.map((s) => input.records[s.i]!.id))],
+    };
+  }
+  const kind = /^Which (\S+) (did|does) (.+)\?$/.exec(input.question);
+  const m = kind
+    ? (['', `What ${kind[2]}`, kind[3]!] as unknown as RegExpExecArray)
+    : /^(What did|What does|What is|What was|When did|Did) (.+)\?$/.exec(input.question);
+  if (!m) return undefined;
+  const who = speakers.find((s) => m[2]!.startsWith(`${s} `) || m[2]!.startsWith(`${s}'s `));
+  if (!who) return undefined;
+  const rest = m[2]!.slice(who.length).trimStart();
+  const index = new ClauseIndex(input.records);
+  const mine = index.all.filter((s) => s.c.who === who);
+  const byPhrase = (text: string, form: 'base' | 'ing'): Stated[] =>
+    mine.filter((s) => eventPhrase(s.c)?.[form].toLowerCase() === text.toLowerCase());
+  const order = m[1] === 'Did' ? /^(.+) before (.+)$/.exec(rest) : null;
+  if (order) {
+    // "Did Caroline join the program before visiting the center?": compare the two events' dates.
+    const [a, b] = [byPhrase(order[1]!, 'base'), byPhrase(order[2]!, 'ing')];
+    if (a.length === 1 && b.length === 1) {
+      const [da, db] = [eventDayIn(input.records, a[0]!), eventDayIn(input.records, b[0]!)];
+      if (!da || !db || (!before(da, db) && !before(db, da))) return undefined;
+      return {
+        answerable: true,
+        answer: before(da, db) ? 'Yes' : 'No',
+        citations: [input.records[a[0]!.i]!.id, input.records[b[0]!.i]!.id],
+      };
+    }
+  }
+  const month = m[1] === 'What did' ? /^do in ([A-Z][a-z]+) (\d{4})$/.exec(rest) : null;
+  if (month && monthNumber(month[1]!)) {
+    // "What did Melanie do in July 2023?": every event of hers dated that month.
+    const iso = `${month[2]}-${String(monthNumber(month[1]!)).padStart(2, '0')}`;
+    const seen = new Map<string, Stated>();
+    for (const s of mine) {
+      const p = eventPhrase(s.c);
+      const day = eventDayIn(input.records, s);
+      if (p && day && day.length >= 7 && day.startsWith(iso) && !seen.has(p.base.toLowerCase())) seen.set(p.base.toLowerCase(), s);
+    }
+    if (!seen.size) return undefined;
+    const found = [...seen.values()];
+    return {
+      answerable: true,
+      answer: found.map((s) => eventPhrase(s.c)!.base).join(', '),
+      citations: [...new Set(found.map((s) => input.records[s.i]!.id))],
+    };
+  }
+  const after = m[1] === 'What did' ? /^(.+?) after (.+)$/.exec(rest) : null;
+  if (after) {
+    // "What did Melanie paint after running the charity race?": the anchor's date, then the one later event.
+    const anchor = byPhrase(after[2]!, 'ing');
+    const day = anchor.length === 1 ? eventDayIn(input.records, anchor[0]!) : undefined;
+    if (day) {
+      const later = index.said(who, after[1]!).filter((s) => before(day, eventDayIn(input.records, s) ?? ''));
+      if (later.length !== 1) return undefined;
+      return {
+        answerable: true,
+        answer: later[0]!.c.object,
+        citations: [input.records[anchor[0]!.i]!.id, input.records[later[0]!.i]!.id],
+      };
+    }
+  }
+  const lower = rest.toLowerCase();
+  // "paint the lake sunrise": the verb (with its preposition) first, the clause's object last.
+  const named = (c: Clause): boolean => lower.startsWith(`${verbKey(c)} `) && lower.endsWith(` ${c.object.toLowerCase()}`);
+  if (m[1]!.startsWith('What')) {
+    const attribute = rest.startsWith("'s ");
+    if (attribute !== (m[1] === 'What was' || (m[1] === 'What is' && attribute))) return undefined;
+    let found: Stated[];
+    if (attribute) found = index.said(who, rest, m[1] === 'What was' ? 'done' : 'present');
+    else if (m[1] === 'What is') {
+      found = index.all.filter(
+        (s) => s.c.who === who && s.c.tense === 'progressive' && `${s.c.verb.text.toLowerCase()}${s.c.prep ? ` ${s.c.prep}` : ''}` === rest,
+      );
+    } else found = index.said(who, rest, m[1] === 'What does' ? 'present' : 'done');
+    // "Which program did I join?": the thing must be of that kind.
+    found = distinctObjects(found).filter((s) => !kind || s.c.object.split(' ').pop()!.toLowerCase() === kind[1]!.toLowerCase());
+    if (!found.length || (input.answerType !== 'list' && found.length > 1)) return undefined;
+    const citations = [...new Set(found.map((s) => input.records[s.i]!.id))];
+    return { answerable: true, answer: found.map((s) => s.c.object).join(', '), citations };
+  }
+  if (m[1] === 'When did') {
+    const hits = index.all.filter((s) => s.c.who === who && aspectOf(s.c) === 'done' && !s.c.attribute && named(s.c));
+    if (hits.length !== 1) return undefined;
+    const r = input.records[hits[0]!.i]!;
+    const date = clauseDate(r, hits[0]!.c);
+    return date ? { answerable: true, answer: date, citations: [r.id] } : undefined;
+  }
+  const hits = index.all.filter((s) => aspectOf(s.c) === 'done' && !s.c.attribute && named(s.c));
+  const own = hits.find((s) => s.c.who === who);
+  if (own) return { answerable: true, answer: 'Yes', citations: [input.records[own.i]!.id] };
+  if (!hits.length) return undefined;
+  return { answerable: true, answer: 'No', citations: [...new Set(hits.map((s) => input.records[s.i]!.id))] };
+}
+
 /**
  * The offline blind reader. It is not a model: it reads the question's constraints (a named speaker, "in
  * <month>", "on <date>"), localises the question in the bundle with BM25 over what that speaker said there, then
@@ -348,7 +497,8 @@ export function createOfflineBlindReader(options: { topK?: number } = {}): Blind
   const topK = options.topK ?? 6;
   return {
     name: OFFLINE_READER,
-    async read(input: BlindInput): Promise<BlindReading> {
+    async read(asked: BlindInput): Promise<BlindReading> {
+      const input = { ...asked, question: canonicalForm(aboutUser(asked.question)) };
       const q = input.question;
       const speakers = [...new Set(input.records.map((r) => whoAt(r, 0)).filter((s): s is string => !!s)), 'the user', 'the assistant'];
       const days = /^how many days passed between (.+?) and ((?:when|the e-mail about) .+)\?$/i.exec(q);
@@ -376,6 +526,8 @@ export function createOfflineBlindReader(options: { topK?: number } = {}): Blind
         if (!groups.size) return UNANSWERABLE;
         return { answerable: true, answer: String(groups.size), citations: hits.map((r) => r.id) };
       }
+      const family = readFamily(input, speakers);
+      if (family) return family;
       const cued = /^(When|Right before) (.+?) (?:asked|talked) about (.+?), ((?:which|what|how many|how much) .+)$/.exec(q);
       if (cued) return readCued(cued, input, speakers, topK);
       const linked = /^(?:After (.+?)|In the document (.+?) shared while talking about (.+?)), (.+)$/.exec(q);

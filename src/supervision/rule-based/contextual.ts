@@ -6,7 +6,7 @@ import type { Rng } from '../rng.ts';
 import { tokensIn } from './cues.ts';
 import { splitSentences, type Sentence, type TextFact } from './facts.ts';
 import { ambiguityWeight, pickGist, stemsOf, type Gist } from './gist.ts';
-import { timePhrase } from './phrases.ts';
+import { askFirst, timePhrase } from './phrases.ts';
 import { roleRange, whoAt } from './speakers.ts';
 import {
   everywhere,
@@ -348,10 +348,16 @@ export function contextualQuestion(
       .find((s) => g.phrase.start >= s.start && g.phrase.start < s.end)
       ?.text.endsWith('?') ?? false;
   const cueVerb = isQuestion ? 'asked' : 'talked';
-  const question =
-    relation === 'reply'
-      ? `When ${cue.who} ${cueVerb} about ${g.phrase.text}${when}, ${pick.lead} did ${u.who} mention${isQuestion ? '' : ' in reply'}?`
-      : `Right before ${cue.who} talked about ${g.phrase.text}${when}, ${pick.lead} did ${u.who} mention?`;
+  // The thing asked for comes first ("What class did …"), as people put it; the cue closes the question.
+  const lead = askFirst(pick.lead);
+  // In a user's own history the moment comes first, as the user recalls it ("When I asked about …, which …?").
+  const question = ctx.userVoice
+    ? relation === 'reply'
+      ? `After ${cue.who} ${cueVerb} about ${g.phrase.text}${when}, ${pick.lead} did ${u.who} mention${isQuestion ? '' : ' in reply'}?`
+      : `Right before ${cue.who} talked about ${g.phrase.text}${when}, ${pick.lead} did ${u.who} mention?`
+    : relation === 'reply'
+      ? `${lead} did ${u.who} mention${isQuestion ? '' : ' in reply'} when ${cue.who} ${cueVerb} about ${g.phrase.text}${when}?`
+      : `${lead} did ${u.who} mention right before ${cue.who} talked about ${g.phrase.text}${when}?`;
   if (sharedContentStems(ctx, question, region).length > 1) return undefined;
   used.add(key(pick));
   const cueSays = `${cue.who} ${isQuestion ? 'asks' : 'talks'} about ${g.phrase.text} ${

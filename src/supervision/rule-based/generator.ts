@@ -1,17 +1,29 @@
-import { isStopword, stem } from '../../text/text.ts';
+import { stem } from '../../text/text.ts';
 import { roleRange, whoAt } from './speakers.ts';
 import { nounUsage } from './phrases.ts';
 import type { Bundle } from '../bundles.ts';
 import type { QuestionType } from '../plan.ts';
 import type { RecordGraph } from '../record-graph.ts';
 import type { Rng } from '../rng.ts';
-import { buildPostings, isTopicWord, tokensIn } from './cues.ts';
-import { contextualCandidate } from './contextual.ts';
+import { buildPostings, tokensIn } from './cues.ts';
+import { ClauseIndex } from './clause-index.ts';
+import { askedKeys, contextualCandidate } from './contextual.ts';
+import { inUserVoice } from './voice.ts';
+import {
+  classListQuestion,
+  eventAfterQuestion,
+  eventListQuestion,
+  beforeQuestion,
+  eventWhatQuestion,
+  eventWhenQuestion,
+  memberClauses,
+  monthListQuestion,
+  yesNoQuestion,
+} from './families.ts';
 import { extractFacts, type TextFact } from './facts.ts';
 import {
   bridgeQuestion,
   contentSentences,
-  countQuestion,
   dateQuestion,
   daysBetweenQuestion,
   entityQuestion,
@@ -27,10 +39,10 @@ import {
 } from './templates.ts';
 
 /** Name and version of the offline generator, written into every item it makes. */
-export const RULE_BASED_GENERATOR = 'rule-based@3';
+export const RULE_BASED_GENERATOR = 'rule-based@4';
 
-/** Question types the rule-based generator can write (it has no false-premise template). */
-export const RULE_BASED_TYPES: readonly QuestionType[] = ['single-hop', 'multi-hop', 'temporal', 'aggregation'];
+/** Question types the rule-based generator can write. */
+export const RULE_BASED_TYPES: readonly QuestionType[] = ['single-hop', 'multi-hop', 'temporal', 'aggregation', 'false-premise'];
 
 /** Builds what the templates read: term postings, lazily extracted facts, and the speakers of the history. */
 export function createRuleContext(graph: RecordGraph): RuleContext {
@@ -53,12 +65,18 @@ export function createRuleContext(graph: RecordGraph): RuleContext {
   const cache = new Map<number, TextFact[]>();
   const usage = nounUsage(graph.records.map((r) => r.text));
   const roleStems = new Map<string, Set<string>>();
+  let clauses: ClauseIndex | undefined;
   return {
+    clauses() {
+      clauses ??= new ClauseIndex(graph.records);
+      return clauses;
+    },
     graph,
     postings,
     speakers,
     speakerStems,
     multiSpeaker: turnSpeakers.size >= 2,
+    userVoice: userTurns(graph) > graph.records.filter((r) => r.kind === 'turn').length / 2,
     nounUsage: usage,
     shortRecords: graph.records.reduce((n, r) => n + r.text.split(/\s+/).length, 0) / Math.max(1, graph.records.length) < 40,
     saidBy(k, who, stems) {
@@ -87,6 +105,10 @@ export function createRuleContext(graph: RecordGraph): RuleContext {
   };
 }
 
+function userTurns(graph: RecordGraph): number {
+  return graph.records.filter((r) => r.kind === 'turn' && r.text.startsWith('User: ')).length;
+}
+
 /** How many checkable facts a record holds, plus one: the offline generator's seed weight. */
 export function factSeedWeight(ctx: RuleContext): (record: unknown, index: number) => number {
   return (_r, i) => 1 + Math.min(4, ctx.facts(i).length);
@@ -101,22 +123,47 @@ const CONTEXTUAL_TRIES = 24;
  * rewards designs that match a question against the evidence turn alone.
  */
 const CONTEXTUAL_SHARE = 1;
+/**
+ * How often a single-hop or temporal question is first tried from the speakers' own statements ("What did Caroline
+ * research?", "When did Melanie paint the sunrise?"): the facts about the person most real questions ask for.
+ */
+const FAMILY_SHARE = 1;
+/** How often a temporal question is first tried as "Did X do A before B?" (two events compared in time). */
+const BEFORE_SHARE = 0.12;
+/** How often a single-hop question may be a who-said one: real questions rarely ask who said something. */
+const WHO_SHARE = 0.15;
+/** Of those single-hop tries, the share asked as yes/no with a verified premise ("Did Caroline join …?" → Yes). */
+const YES_NO_SHARE = 0.15;
 
 /**
  * One templated candidate of `type` from a bundle, or undefined when the bundle holds no fact the type's
  * templates can use. Answers and evidence are computed from the records (and their dates), never guessed.
  */
 export function ruleCandidate(ctx: RuleContext, bundle: Bundle, type: QuestionType, rng: Rng): RuleCandidate | undefined {
+  const c = templateCandidate(ctx, bundle, type, rng);
+  return c && ctx.userVoice ? { ...c, question: inUserVoice(c.question) } : c;
+}
+
+function templateCandidate(ctx: RuleContext, bundle: Bundle, type: QuestionType, rng: Rng): RuleCandidate | undefined {
   const members = rng.shuffle(bundle.records.map((id) => ctx.graph.index.get(id)!));
   let tries = 0;
   const budget = (): boolean => ++tries <= MAX_TRIES;
   switch (type) {
     case 'single-hop': {
+      if (rng.next() < FAMILY_SHARE) {
+        const yesNo = rng.next() < YES_NO_SHARE;
+        for (const s of memberClauses(ctx, members, rng)) {
+          if (!budget()) break;
+          const c = fresh(ctx, yesNo ? yesNoQuestion(ctx, s.i, s.c, rng, false) : eventWhatQuestion(ctx, s.i, s.c));
+          if (c) return c;
+        }
+      }
       if (rng.next() < CONTEXTUAL_SHARE) {
         let own = 0;
         const c = contextualCandidate(ctx, members, rng, () => ++own <= CONTEXTUAL_TRIES);
         if (c) return c;
       }
+      const askWho = rng.next() < WHO_SHARE;
       for (const i of members) {
         const facts = rng.shuffle(ctx.facts(i));
         for (const f of facts) {
@@ -135,7 +182,7 @@ export function ruleCandidate(ctx: RuleContext, bundle: Bundle, type: QuestionTy
           if (c) return c;
         }
         const sentences = contentSentences(ctx.graph.records[i]!);
-        if (sentences.length && rng.next() < 0.4) {
+        if (sentences.length && askWho) {
           if (!budget()) return undefined;
           const c = whoQuestion(ctx, i, sentences[rng.int(sentences.length)]!, rng);
           if (c) return c;
@@ -144,6 +191,20 @@ export function ruleCandidate(ctx: RuleContext, bundle: Bundle, type: QuestionTy
       return undefined;
     }
     case 'temporal': {
+      if (rng.next() < FAMILY_SHARE) {
+        for (const s of memberClauses(ctx, members, rng)) {
+          if (!budget()) break;
+          const c = fresh(ctx, eventWhenQuestion(ctx, s.i, s.c));
+          if (c) return c;
+        }
+      }
+      if (rng.next() < BEFORE_SHARE) {
+        for (const s of memberClauses(ctx, members, rng)) {
+          if (!budget()) break;
+          const c = fresh(ctx, beforeQuestion(ctx, s.i, s.c, rng));
+          if (c) return c;
+        }
+      }
       const pairs = rng.next() < 0.4;
       for (const i of members) {
         const si = rng.shuffle(contentSentences(ctx.graph.records[i]!))[0];
@@ -165,36 +226,27 @@ export function ruleCandidate(ctx: RuleContext, bundle: Bundle, type: QuestionTy
       return undefined;
     }
     case 'aggregation': {
-      // A term in a few dozen records would make the count a census of common words, and its evidence a list no
-      // retrieval could deliver in ten hits.
-      const maxDf = Math.max(4, Math.min(12, Math.floor(ctx.graph.records.length * 0.03)));
-      for (const i of members) {
-        const r = ctx.graph.records[i]!;
-        if (r.kind !== 'turn' && r.kind !== 'email') continue;
-        const seen = new Set<string>();
-        const words = tokensIn(r.text).filter((t) => {
-          const lower = t.word.toLowerCase();
-          // A topic is a thing ("cycling", "gardening"), not a verb or adjective a turn happened to use ("front", "motivate").
-          if (
-            lower.length < 5 ||
-            !isTopicWord(lower) ||
-            isStopword(lower) ||
-            ctx.speakerStems.has(t.stem) ||
-            seen.has(t.stem) ||
-            ctx.nounUsage(lower) !== 'head'
-          )
-            return false;
-          seen.add(t.stem);
-          const df = ctx.postings.get(t.stem)?.length ?? 0;
-          return df >= 2 && df <= maxDf;
-        });
-        for (const t of rng.shuffle(words).slice(0, 4)) {
-          if (!budget()) return undefined;
-          const opens = t.start === 0 || /[.!?:\n"“]\s*$/.test(r.text.slice(Math.max(0, t.start - 3), t.start));
-          const word = /^[A-Z][a-z]/.test(t.word) && !opens ? t.word : t.word.toLowerCase();
-          const c = countQuestion(ctx, i, { word, stem: t.stem }, (n) => rng.int(n));
-          if (c) return c;
-        }
+      // Everything a speaker said they did (or like) with one verb, across sessions. Counting how often a word
+      // "came up" was dropped: its answer is a fact about the transcript, not about the person.
+      const tried = new Set<string>();
+      for (const s of memberClauses(ctx, members, rng)) {
+        const key = `${s.c.who}\u0000${s.c.lemma}\u0000${s.c.prep}\u0000${s.c.tense === 'present'}`;
+        if (tried.has(key)) continue;
+        tried.add(key);
+        if (!budget()) return undefined;
+        const c =
+          fresh(ctx, classListQuestion(ctx, s.c)) ??
+          fresh(ctx, monthListQuestion(ctx, s.i, s.c)) ??
+          fresh(ctx, eventListQuestion(ctx, s.c));
+        if (c) return c;
+      }
+      return undefined;
+    }
+    case 'false-premise': {
+      for (const s of memberClauses(ctx, members, rng)) {
+        if (!budget()) return undefined;
+        const c = fresh(ctx, yesNoQuestion(ctx, s.i, s.c, rng, true));
+        if (c) return c;
       }
       return undefined;
     }
@@ -202,6 +254,11 @@ export function ruleCandidate(ctx: RuleContext, bundle: Bundle, type: QuestionTy
       // Two families: a pair linked in the record graph (same conversation, or a shared document), and two
       // passages of different conversations naming the same entity. The linked family is tried first; it is
       // the one most histories can support.
+      for (const s of memberClauses(ctx, members, rng)) {
+        if (!budget()) break;
+        const c = fresh(ctx, eventAfterQuestion(ctx, s.i, s.c, rng));
+        if (c) return c;
+      }
       if (rng.next() < 0.75) {
         const c = linkedCandidate(ctx, members, rng, budget);
         if (c) return c;
@@ -228,6 +285,20 @@ export function ruleCandidate(ctx: RuleContext, bundle: Bundle, type: QuestionTy
     default:
       return undefined;
   }
+}
+
+/**
+ * A family candidate whose question was not asked before in this history (marked as asked now), else undefined:
+ * one statement yields one question, so later bundles move on to other statements instead of repeating it. The
+ * marks live in the history's asked-keys memo, which a resumed run restores.
+ */
+function fresh(ctx: RuleContext, c: RuleCandidate | undefined): RuleCandidate | undefined {
+  if (!c) return undefined;
+  const asked = askedKeys(ctx);
+  const key = `question\u0000${c.question}`;
+  if (asked.has(key)) return undefined;
+  asked.add(key);
+  return c;
 }
 
 /** A linked-pair multi-hop candidate whose first record is a turn of the bundle, or undefined. */

@@ -290,3 +290,9 @@ export function inTimeScope(scope: TimeScope, anchor: string | undefined, iso: s
   if (!anchor || !iso) return false;
   return scope === 'month' ? iso.slice(0, 7) === anchor.slice(0, 7) : iso === anchor;
 }
+
+/** A question's lead as its first words: "which class" → "What class", "how many weeks" → "How many weeks". */
+export function askFirst(lead: string): string {
+  const l = lead.replace(/^which /i, 'what ');
+  return l.charAt(0).toUpperCase() + l.slice(1);
+}

@@ -1,3 +1,4 @@
+import type { ClauseIndex } from './clause-index.ts';
 import type { RecordGraph } from '../record-graph.ts';
 import type { Postings } from './cues.ts';
 import type { TextFact } from './facts.ts';
@@ -16,10 +17,17 @@ export interface RuleContext {
   multiSpeaker: boolean;
   /** True when `who` (as {@link whoAt} names them) said words with every stem of `stems` in record `index`. */
   saidBy(index: number, who: string, stems: readonly string[]): boolean;
+  /**
+   * True when the history is a user talking to an assistant ("User: … / Assistant: …" turns): questions are then
+   * the user's own, in the first person, with the context first ("After …, which …?").
+   */
+  userVoice: boolean;
   /** True when the history's records are short (chat turns of a sentence or two, under ~40 words on average). */
   shortRecords: boolean;
   /** Whether the history uses a word as a noun-phrase head or modifier (see nounUsage). */
   nounUsage(lower: string): 'head' | 'modifier' | undefined;
+  /** First-person clauses of every record (built on first use: the families need the whole history's). */
+  clauses(): ClauseIndex;
   /** The title of the document a section belongs to (its first section's title). */
   documentTitle(index: number): string | undefined;
 }

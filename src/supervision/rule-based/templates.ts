@@ -8,7 +8,8 @@ import type { Rng } from '../rng.ts';
 import { tokensIn, type Token } from './cues.ts';
 import { splitSentences, type Sentence, type TextFact } from './facts.ts';
 import { ambiguityWeight, pickGist, scopedMatches, stemsOf, type Gist } from './gist.ts';
-import { monthOf, nounPhrases, timePhrase, type Phrase } from './phrases.ts';
+import { posAt } from './nlp.ts';
+import { askFirst, monthOf, nounPhrases, timePhrase, type Phrase } from './phrases.ts';
 import { roleRange, whoAt } from './speakers.ts';
 
 export { whoAt } from './speakers.ts';
@@ -312,7 +313,11 @@ export function whenQuestion(ctx: RuleContext, i: number, s: Sentence, rng: Rng)
   return {
     type: 'temporal',
     template: 'when',
-    question: g.scope === 'month' ? `When in ${monthOf(iso)} ${ev.when}?` : `When ${ev.when}?`,
+    // A user recalling their own conversations asks for the day ("On which day did I talk about …?").
+    question:
+      g.scope === 'month'
+        ? `${ctx.userVoice ? 'On which day' : 'When'} in ${monthOf(iso)} ${ev.when}?`
+        : `${ctx.userVoice ? 'On which day' : 'When'} ${ev.when}?`,
     plan: plan(
       'temporal',
       `the date on which ${g.phrase.text} came up`,
@@ -492,7 +497,9 @@ export function linkedQuestion(
   const whenA = timePhrase(ga.scope, recordDate(ra));
   const question =
     link === 'thread'
-      ? `After ${whoA} talked about ${ga.phrase.text}${whenA}, ${lead} did ${whoB} mention about ${gb.phrase.text}?`
+      ? ctx.userVoice
+        ? `After ${whoA} talked about ${ga.phrase.text}${whenA}, ${lead} did ${whoB} mention about ${gb.phrase.text}?`
+        : `${askFirst(lead)} did ${whoB} mention about ${gb.phrase.text} after ${whoA} talked about ${ga.phrase.text}${whenA}?`
       : `In the document ${whoA} shared while talking about ${ga.phrase.text}${whenA}, ${lead} is given about ${gb.phrase.text}?`;
   const answerType: AnswerType = f.kind === 'entity' ? 'text' : 'number';
   return {
@@ -557,6 +564,10 @@ export function kindsIn(ctx: RuleContext, i: number, from = 0, to = Number.POSIT
       if (ps.some((q) => q.end === p.end && q.start < p.start)) continue;
       const head = p.words[p.words.length - 1]!;
       if (ctx.nounUsage(head.word.toLowerCase()) !== 'head' || /^[A-Z]/.test(head.word)) continue;
+      // "wide range", "favorite part", "first step": an adjective's phrase is a way of speaking, not a thing the
+      // person has or did ("pottery class", "adoption agency" are).
+      const modifier = p.words[p.words.length - 2]!;
+      if (posAt(s.text, modifier.start - s.start) !== 'NOUN' && posAt(s.text, modifier.start - s.start) !== 'PROPN') continue;
       const answer = p.text.replace(/^the /, '');
       const list = out.get(head.stem) ?? [];
       if (!list.some((k) => k.answer.toLowerCase() === answer.toLowerCase())) list.push({ phrase: p, head, answer, sentence: s });
@@ -612,8 +623,7 @@ export function whichQuestion(ctx: RuleContext, i: number, rng: Rng): RuleCandid
   const who = whoAt(r, c.k.phrase.start)!;
   const when = timePhrase(c.scope, recordDate(r));
   const head = c.k.head.word.toLowerCase();
-  const question =
-    r.kind === 'email' ? `Which ${head} did ${who} mention in an e-mail${when}?` : `Which ${head} did ${who} mention${when}?`;
+  const question = r.kind === 'email' ? `What ${head} did ${who} mention in an e-mail${when}?` : `What ${head} did ${who} mention${when}?`;
   return {
     type: 'single-hop',
     template: 'which-thing',
@@ -657,7 +667,9 @@ export function linkedWhichQuestion(ctx: RuleContext, a: number, b: number, link
       const whenA = timePhrase(hop.ga.scope, recordDate(ra));
       const question =
         link === 'thread'
-          ? `After ${hop.whoA} talked about ${hop.ga.phrase.text}${whenA}, which ${head} did ${whoB} mention?`
+          ? ctx.userVoice
+            ? `After ${hop.whoA} talked about ${hop.ga.phrase.text}${whenA}, which ${head} did ${whoB} mention?`
+            : `What ${head} did ${whoB} mention after ${hop.whoA} talked about ${hop.ga.phrase.text}${whenA}?`
           : `In the document ${hop.whoA} shared while talking about ${hop.ga.phrase.text}${whenA}, which ${head} is mentioned?`;
       return {
         type: 'multi-hop',
@@ -679,79 +691,4 @@ export function linkedWhichQuestion(ctx: RuleContext, a: number, b: number, link
     }
   }
   return undefined;
-}
-
-/** Aggregation: how many times (turns, or e-mails) a term came up within a date window. */
-export function countQuestion(
-  ctx: RuleContext,
-  i: number,
-  term: { word: string; stem: string },
-  pick: (n: number) => number,
-): RuleCandidate | undefined {
-  const r = ctx.graph.records[i]!;
-  if (r.kind !== 'turn' && r.kind !== 'email') return undefined;
-  const list = (ctx.postings.get(term.stem) ?? []).filter(
-    (k) => ctx.graph.records[k]!.kind === r.kind && recordDate(ctx.graph.records[k]!),
-  );
-  // Turns are counted one by one ("how many times"): "in how many separate conversations" put words in the
-  // question that match whichever session happened to say "conversation", which no real question would.
-  const unit = r.kind === 'email' ? 'e-mails' : 'turns';
-  // Group mentions by thread (conversation) or by e-mail.
-  const groups = new Map<string, number[]>();
-  for (const k of list) {
-    const key = r.kind === 'email' ? ctx.graph.records[k]!.id : recordDate(ctx.graph.records[k]!)!;
-    let g = groups.get(key);
-    if (!g) groups.set(key, (g = []));
-    g.push(k);
-  }
-  const ordered = [...groups.values()]
-    .map((g) => ({ g, date: recordDate(ctx.graph.records[g[0]!]!)! }))
-    .sort((x, y) => x.date.localeCompare(y.date));
-  const at = ordered.findIndex((o) => o.g.includes(i));
-  if (at < 0 || ordered.length < 2) return undefined;
-  const size = Math.min(ordered.length, 2 + pick(4));
-  const from = Math.max(0, Math.min(at - pick(size), ordered.length - size));
-  // The window is whole calendar months ("between April and June 2024"), as a person would put it; every
-  // conversation with a mention inside it is counted.
-  const startMonth = ordered[from]!.date.slice(0, 7);
-  const endMonth = ordered[from + size - 1]!.date.slice(0, 7);
-  const window = ordered.filter((o) => o.date.slice(0, 7) >= startMonth && o.date.slice(0, 7) <= endMonth);
-  if (window.length < 2) return undefined;
-  const evidence = window.flatMap((o) => o.g);
-  // Real "how many times" questions rest on a few mentions (LoCoMo's mostly two or three); a census of eight
-  // turns rewards whatever packs the most one-word matches, not memory that finds what was said.
-  if (evidence.length > 3) return undefined;
-  const facts: PlanFact[] = [];
-  const contributions = new Map<string, string>();
-  for (const k of evidence) {
-    const rec = ctx.graph.records[k]!;
-    const tok = tokensIn(rec.text).find((t) => t.stem === term.stem);
-    if (!tok) return undefined; // the term came from the title only
-    const s = splitSentences(rec.text).find((x) => tok.start >= x.start && tok.start < x.end);
-    if (!s) return undefined;
-    facts.push(fact(rec, s, `mentions ${term.word} on ${recordDate(rec)}`));
-    contributions.set(rec.id, `one mention, dated ${recordDate(rec)}`);
-  }
-  const [m1, y1] = monthOf(startMonth).split(' ');
-  const span =
-    startMonth === endMonth
-      ? `in ${monthOf(startMonth)}`
-      : y1 === endMonth.slice(0, 4)
-        ? `between ${m1} and ${monthOf(endMonth)}`
-        : `between ${monthOf(startMonth)} and ${monthOf(endMonth)}`;
-  return {
-    type: 'aggregation',
-    template: 'count-mentions',
-    question:
-      r.kind === 'email' ? `In how many e-mails ${span} did ${term.word} come up?` : `How many times ${span} did ${term.word} come up?`,
-    plan: plan(
-      'aggregation',
-      `count the ${unit} mentioning ${term.word} in a date window`,
-      String(r.kind === 'email' ? window.length : evidence.length),
-      'number',
-      facts,
-      contributions,
-      ['lookup', 'count'],
-    ),
-  };
 }

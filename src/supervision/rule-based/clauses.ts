@@ -1,0 +1,199 @@
+import type { SourceRecord } from '../../../sandbox/contract.ts';
+import { analyse, type NlpSentence, type NlpToken } from './nlp.ts';
+import { roleRange, whoAt } from './speakers.ts';
+
+/**
+ * A first-person statement of a speaker about themselves: "I painted a sunrise", "I've been researching adoption
+ * agencies", "I love pottery". The question families ask about these, because they are facts about the person
+ * rather than about the words of the conversation.
+ */
+export interface Clause {
+  /** Who said it, as questions name them ("Caroline", "the user"). */
+  who: string;
+  /** The main verb's lemma ("paint"), with the -ing verb a catenative verb takes ("start playing"). */
+  lemma: string;
+  verb: NlpToken;
+  /**
+   * past: "I painted"; perfect: "I've painted", "I have been painting"; present (a habit or a liking): "I love",
+   * "I play"; progressive (under way when said): "I'm reading".
+   */
+  tense: 'past' | 'perfect' | 'present' | 'progressive';
+  /** For "My favorite book is …" (lemma "be"): the attribute, "favorite book". */
+  attribute?: string;
+  /** A preposition or particle the verb takes before its object ("to" in "went to a support group"), or ''. */
+  prep: string;
+  /** The object as said, without a leading article ("sunrise", "adoption agencies", "painting landscapes"). */
+  object: string;
+  /** The object's lemma-level head ("sunrise", "agency"), for matching the same thing across clauses. */
+  head: string;
+  /** The object's determiner ("a", "the", "my", …) or '' when it had none. */
+  determiner: string;
+  sentence: NlpSentence;
+}
+
+/** Verbs that say how the speaker thinks or talks, or that carry no event of their own. */
+const LIGHT = new Set(
+  (
+    'be have do get think know feel mean guess want hope say tell need wish try let thank agree bet remember understand ' +
+    'believe end talk chat speak hear appreciate imagine suppose realize realise find keep use give take put seem look sound call ask ' +
+    'miss wonder reckon admit promise plan expect manage help continue'
+  ).split(' '),
+);
+/** Heads too general to be a fact about anyone ("a lot", "the idea", "some time"). */
+const GENERIC = new Set(
+  (
+    'thing things stuff lot lots time times way ways idea ideas bit kind sort part parts day days moment moments fun one ' +
+    'something anything everything nothing people someone everyone chance opportunity place world life year week month ' +
+    'today tonight yesterday tomorrow morning night evening lot experience feeling feelings sense reason point end word words ' +
+    'chunk bunch couple handful self structure afternoon hour minute'
+  ).split(' '),
+);
+const DETERMINERS = new Set(['a', 'an', 'the', 'my', 'our', 'some', 'this', 'that', 'these', 'those', 'his', 'her', 'their', 'your']);
+const TIME_WORDS = new Set(['yesterday', 'today', 'tonight', 'tomorrow', 'week', 'weekend', 'month', 'year', 'morning', 'night']);
+/** Verbs that take another verb's -ing form as their object: "I started playing guitar" asks "start playing". */
+const CATENATIVE = new Set(['start', 'begin', 'keep', 'try', 'stop', 'quit', 'finish', 'continue']);
+const PREPS = new Set(['to', 'for', 'in', 'at', 'on', 'with', 'up', 'out', 'into', 'from']);
+/** Verbs whose present tense states a lasting preference ("I love pottery"). */
+export const PREFERENCE_VERBS: ReadonlySet<string> = new Set(['love', 'enjoy', 'like', 'adore']);
+
+/** The object noun phrase starting at token `k` of `toks`: [first, last] indexes and its head, or undefined. */
+function objectAt(toks: readonly NlpToken[], k: number): { from: number; to: number; det: string; head: NlpToken } | undefined {
+  let i = k;
+  let determiner = '';
+  const sconj = toks[i]?.pos === 'SCONJ' && toks[i + 1]?.pos === 'NOUN';
+  const det = toks[i]?.pos === 'DET' && !/^(?:no|every|all|any|each)$/i.test(toks[i]!.text);
+  if (toks[i] && (sconj || det || (toks[i]!.pos === 'PRON' && DETERMINERS.has(toks[i]!.lemma)))) {
+    determiner = toks[i]!.text.toLowerCase();
+    i++;
+  }
+  const from = i;
+  // A gerund object ("painting landscapes") or adjectives then nouns ("new adoption agencies").
+  if (toks[i]?.pos === 'VERB' && /ing$/i.test(toks[i]!.text) && !determiner) i++;
+  else while (toks[i]?.pos === 'ADJ') i++;
+  // "a support group yesterday": the time word is not part of the thing.
+  while (toks[i] && (toks[i]!.pos === 'NOUN' || toks[i]!.pos === 'PROPN') && !TIME_WORDS.has(toks[i]!.lemma)) i++;
+  const to = i - 1;
+  if (to < from) return undefined;
+  const last = toks[to]!;
+  // "painting" alone is a gerund head; otherwise the head must be a noun.
+  if (last.pos !== 'NOUN' && last.pos !== 'PROPN' && !(last.pos === 'VERB' && to === from)) return undefined;
+  // "a picture of the lake": the "of" phrase belongs to the object.
+  if (toks[i]?.lemma === 'of' && toks[i]?.pos === 'ADP') {
+    const more = objectAt(toks, i + 1);
+    if (more && !more.det.startsWith('m')) return { from, to: more.to, det: determiner, head: last };
+  }
+  return { from, to, det: determiner, head: last };
+}
+
+/** First-person clauses of one sentence, said by `who`. */
+export function clausesOfSentence(s: NlpSentence, who: string): Clause[] {
+  const out: Clause[] = [];
+  // "Have I told you I painted …?" asks; it does not state.
+  if (s.text.endsWith('?')) return out;
+  const t = s.tokens;
+  for (let k = 0; k < t.length; k++) {
+    // "We made our own pots": the speaker took part, so it is a fact about them too.
+    if (t[k]!.pos !== 'PRON' || (t[k]!.text !== 'I' && !/^we$/i.test(t[k]!.text))) continue;
+    let j = k + 1;
+    const aux: NlpToken[] = [];
+    let negated = false;
+    while (j < t.length && (t[j]!.pos === 'AUX' || t[j]!.pos === 'ADV' || t[j]!.pos === 'PART')) {
+      if (t[j]!.pos === 'AUX') aux.push(t[j]!);
+      if (/^(not|n't|never)$/i.test(t[j]!.text)) negated = true;
+      j++;
+    }
+    const v = t[j];
+    if (v?.pos !== 'VERB' || negated || LIGHT.has(v.lemma) || !/^[a-z]+$/.test(v.lemma)) continue;
+    let tense: Clause['tense'];
+    const auxLemmas = aux.map((a) => a.lemma);
+    if (!aux.length) tense = v.text.toLowerCase() === v.lemma ? 'present' : /(?:s|ing)$/i.test(v.text) ? 'present' : 'past';
+    else if (auxLemmas[0] === 'have' && auxLemmas.every((a) => a === 'have' || a === 'be')) {
+      // "I've been blessed with …" is passive: nothing the speaker did.
+      if (auxLemmas.includes('be') && !/ing$/i.test(v.text)) continue;
+      tense = 'perfect';
+    } else if (auxLemmas.length === 1 && auxLemmas[0] === 'do' && /^did$/i.test(aux[0]!.text)) tense = 'past';
+    else if (auxLemmas.length === 1 && /^(?:am|'m|’m|are|'re|’re)$/i.test(aux[0]!.text) && /ing$/i.test(v.text) && v.lemma !== 'go')
+      tense = 'progressive';
+    else continue; // modals, "I'm going to", "I was …" (not a fact of its own)
+    // "went to a support group", "signed up for a class": the verb's preposition stays with it.
+    let at = j + 1;
+    let lemma = v.lemma;
+    if (CATENATIVE.has(v.lemma) && t[at]?.pos === 'VERB' && /ing$/i.test(t[at]!.text)) lemma = `${v.lemma} ${t[at++]!.text.toLowerCase()}`;
+    const preps: string[] = [];
+    while (preps.length < 2 && t[at] && (t[at]!.pos === 'ADP' || t[at]!.pos === 'PART') && PREPS.has(t[at]!.lemma))
+      preps.push(t[at++]!.lemma);
+    if (tense === 'present' && preps.length) continue;
+    const o = objectAt(t, at);
+    if (!o) continue;
+    const head = o.head.lemma;
+    // "I love having …", "I spent a good chunk of …": no thing of its own.
+    if (LIGHT.has(o.head.lemma) && o.head.pos === 'VERB') continue;
+    if (GENERIC.has(head) || GENERIC.has(o.head.text.toLowerCase()) || head.length < 3) continue;
+    const object = s.text.slice(t[o.from]!.start - s.start, t[o.to]!.end - s.start);
+    out.push({ who, lemma, verb: v, tense, prep: preps.join(' '), object, head, determiner: o.det, sentence: s });
+  }
+  out.push(...attributesOf(s, who));
+  return out;
+}
+
+/** "My favorite book is Charlotte's Web" → attribute "favorite book", object "Charlotte's Web". */
+function attributesOf(s: NlpSentence, who: string): Clause[] {
+  const out: Clause[] = [];
+  const t = s.tokens;
+  for (let k = 0; k < t.length; k++) {
+    if (t[k]!.lemma !== 'my' || (k > 0 && t[k - 1]!.pos !== 'PUNCT' && t[k - 1]!.pos !== 'CCONJ')) continue;
+    let m = k + 1;
+    while (t[m]?.pos === 'ADJ') m++;
+    const nounFrom = m;
+    while (t[m]?.pos === 'NOUN') m++;
+    if (m === nounFrom || m - (k + 1) > 3) continue;
+    const be = t[m];
+    if (be?.pos !== 'AUX' || be.lemma !== 'be' || !/^(?:is|was|'s|’s)$/i.test(be.text)) continue;
+    if (t[m + 1] && /^(?:not|n't|so|really|very|just|like)$/i.test(t[m + 1]!.text)) continue;
+    const o = objectAt(t, m + 1);
+    if (!o || POSSESSIVE_DET.has(o.det)) continue;
+    const last = t[m - 1]!;
+    if (GENERIC.has(last.lemma)) continue;
+    const attribute = s.text.slice(t[k + 1]!.start - s.start, last.end - s.start).toLowerCase();
+    const object = s.text.slice(t[o.from]!.start - s.start, t[o.to]!.end - s.start);
+    const past = /^was$/i.test(be.text);
+    out.push({
+      who,
+      lemma: 'be',
+      verb: be,
+      tense: past ? 'past' : 'present',
+      attribute,
+      prep: '',
+      object,
+      head: o.head.lemma,
+      determiner: o.det,
+      sentence: s,
+    });
+  }
+  return out;
+}
+
+const POSSESSIVE_DET = new Set(['my', 'our', 'his', 'her', 'their', 'your']);
+
+const cache = new WeakMap<SourceRecord, Clause[]>();
+
+/**
+ * The first-person clauses of a record, each with its speaker (either half of a "User: … / Assistant: …" turn).
+ * Cached per record object: the generator and the blind reader both ask for the same records many times.
+ */
+export function clausesOf(r: SourceRecord): Clause[] {
+  let out = cache.get(r);
+  if (!out) cache.set(r, (out = clausesOfRecord(r)));
+  return out;
+}
+
+function clausesOfRecord(r: SourceRecord): Clause[] {
+  if (r.kind !== 'turn' && r.kind !== 'email' && r.kind !== 'note') return [];
+  const out: Clause[] = [];
+  const who = r.text.startsWith('User: ') ? 'the user' : whoAt(r, 0);
+  if (!who || who === 'the assistant') return [];
+  const [from, to] = roleRange(r, who);
+  // Only the speaker's own part is analysed (an assistant's long reply holds no fact about the user).
+  for (const s of analyse(r.text.slice(from, to), from)) out.push(...clausesOfSentence(s, who));
+  return out;
+}

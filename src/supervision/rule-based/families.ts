@@ -1,0 +1,444 @@
+/**
+ * Question families people ask of a personal memory, read from first-person clauses ("I painted a sunrise"):
+ * what someone did, everything they did or like across sessions, when something happened (relative dates
+ * resolved against the session's date), and yes/no questions whose premise is verified or false. Answers and
+ * evidence are computed from the clauses, never guessed.
+ */
+import type { SourceRecord } from '../../../sandbox/contract.ts';
+import { stem } from '../../text/text.ts';
+import { recordDate } from '../bundles.ts';
+import type { PlanFact } from '../plan.ts';
+import type { Rng } from '../rng.ts';
+import { aspectOf, classOf, clauseDate, clauseIso, distinctObjects, type Stated, verbKey } from './clause-index.ts';
+import type { Clause } from './clauses.ts';
+import type { RuleContext } from './rule-context.ts';
+import { monthOf } from './phrases.ts';
+import { whoAt } from './speakers.ts';
+import { fact, plan, type RuleCandidate } from './templates.ts';
+
+/** At most this many things in a list answer: a longer census is not what people ask a memory for. */
+const MAX_LIST = 4;
+const POSSESSIVE = new Set(['my', 'our', 'his', 'her', 'their', 'your']);
+
+/** The object as a question names it: "a sunrise", "the beach", "that lake sunrise" → "the lake sunrise". */
+function objectPhrase(c: Clause): string | undefined {
+  if (POSSESSIVE.has(c.determiner)) return undefined;
+  const det = /^(?:this|that|these|those)$/.test(c.determiner) ? 'the' : c.determiner;
+  return det ? `${det} ${c.object}` : c.object;
+}
+
+function statement(c: Clause): string {
+  if (c.attribute) return `${c.who}'s ${c.attribute} ${c.verb.text} ${c.object}`;
+  return `${c.who} ${c.verb.text}${c.prep ? ` ${c.prep}` : ''} ${c.object}`;
+}
+
+/**
+ * A user asking about their own past asks for the kind of thing: "Which program did I join?" (written here about
+ * "the user"; see voice.ts). Attributes and ongoing activities keep their "what" form.
+ */
+export function whichQuestionOf(c: Clause): string {
+  const aspect = aspectOf(c);
+  const last = c.object.split(' ').pop()!;
+  // A name is not a kind ("Which klein did I run into?"): ask "what".
+  if (c.attribute || aspect === 'ongoing' || /^[A-Z]/.test(last)) return whatQuestion(c);
+  const kind = last.toLowerCase();
+  return `Which ${kind} ${aspect === 'present' ? 'does' : 'did'} ${c.who} ${verbKey(c)}?`;
+}
+
+/**
+ * The "what" question of a clause, by its aspect: "What did Caroline research?", "What does Melanie play?", "What is
+ * Jon reading?", "What is Gina's favorite style?" (the blind reader parses these same four forms).
+ */
+export function whatQuestion(c: Clause): string {
+  if (c.attribute) return `What ${c.tense === 'past' ? 'was' : 'is'} ${c.who}'s ${c.attribute}?`;
+  const aspect = aspectOf(c);
+  if (aspect === 'ongoing') return `What is ${c.who} ${c.verb.text.toLowerCase()}${c.prep ? ` ${c.prep}` : ''}?`;
+  return `What ${aspect === 'present' ? 'does' : 'did'} ${c.who} ${verbKey(c)}?`;
+}
+
+/**
+ * Single-hop "What did Caroline research?" / "What does Melanie play?": the one thing the speaker said they did
+ * (or do) with that verb.
+ */
+export function eventWhatQuestion(ctx: RuleContext, i: number, c: Clause): RuleCandidate | undefined {
+  const aspect = aspectOf(c);
+  const verb = verbKey(c);
+  const objects = distinctObjects(ctx.clauses().said(c.who, verb, aspect));
+  if (objects.length !== 1) return undefined;
+  const r = ctx.graph.records[i]!;
+  return {
+    type: 'single-hop',
+    template: 'event-what',
+    question: ctx.userVoice ? whichQuestionOf(c) : whatQuestion(c),
+    plan: plan(
+      'single-hop',
+      `${aspect === 'done' ? 'what happened' : 'what holds'}: ${statement(c)}`,
+      c.object,
+      'text',
+      [fact(r, c.sentence, statement(c))],
+      new Map([[r.id, `${c.who} says so`]]),
+      ['lookup'],
+    ),
+  };
+}
+
+/**
+ * Aggregation over sessions: "What did Melanie paint?" → "sunrise, lake" / "What does Melanie love?" → "live
+ * music, camping trips": every distinct thing the speaker said they did (or like) with that verb, each record that
+ * says one as evidence. Two to four things, from at least two records.
+ */
+export function eventListQuestion(ctx: RuleContext, c: Clause): RuleCandidate | undefined {
+  if (c.attribute) return undefined;
+  const aspect = aspectOf(c);
+  const present = aspect === 'present';
+  const verb = verbKey(c);
+  const objects = distinctObjects(ctx.clauses().said(c.who, verb, aspect));
+  if (objects.length < 2 || objects.length > MAX_LIST || new Set(objects.map((s) => s.i)).size < 2) return undefined;
+  const facts: PlanFact[] = [];
+  const contributions = new Map<string, string>();
+  for (const s of objects) {
+    const r = ctx.graph.records[s.i]!;
+    facts.push(fact(r, s.c.sentence, statement(s.c)));
+    contributions.set(r.id, `names ${s.c.object}${recordDate(r) ? ` (${recordDate(r)})` : ''}`);
+  }
+  return {
+    type: 'aggregation',
+    template: present ? 'preferences' : 'event-list',
+    question: whatQuestion(c),
+    plan: plan(
+      'aggregation',
+      present
+        ? `everything ${c.who} says they ${verb}`
+        : `everything ${c.who} says they ${aspect === 'done' ? 'did' : 'are doing'} (${verb})`,
+      objects.map((s) => s.c.object).join(', '),
+      'list',
+      facts,
+      contributions,
+      ['lookup', 'union'],
+    ),
+  };
+}
+
+/**
+ * Aggregation over sessions by kind of activity: "Where has Caroline been?" → "LGBTQ support group, pride parade,
+ * beach"; "What does Melanie enjoy?" → every thing said with any verb of the class, each record that says one as
+ * evidence. Two to four things, from at least two records.
+ */
+export function classListQuestion(ctx: RuleContext, c: Clause): RuleCandidate | undefined {
+  const cls = classOf(c);
+  if (!cls) return undefined;
+  const objects = distinctObjects(ctx.clauses().inClass(c.who, cls));
+  if (objects.length < 2 || objects.length > MAX_LIST || new Set(objects.map((s) => s.i)).size < 2) return undefined;
+  const facts: PlanFact[] = [];
+  const contributions = new Map<string, string>();
+  for (const s of objects) {
+    const r = ctx.graph.records[s.i]!;
+    facts.push(fact(r, s.c.sentence, statement(s.c)));
+    contributions.set(r.id, `names ${s.c.object}${recordDate(r) ? ` (${recordDate(r)})` : ''}`);
+  }
+  return {
+    type: 'aggregation',
+    template: `class-${cls.name}`,
+    question: cls.ask(c.who),
+    plan: plan(
+      'aggregation',
+      `everything ${c.who} says of this kind (${[...cls.verbs].slice(0, 4).join(', ')}…)`,
+      objects.map((s) => s.c.object).join(', '),
+      'list',
+      facts,
+      contributions,
+      ['lookup', 'union'],
+    ),
+  };
+}
+
+/**
+ * Aggregation over one month: "What did Melanie do in July 2023?" → "run a charity race, paint the lake sunrise":
+ * every event the speaker says happened that month (the date its sentence gives, else the day it was said on),
+ * each record as evidence. Two to four events, from at least two records.
+ */
+export function monthListQuestion(ctx: RuleContext, i: number, c: Clause): RuleCandidate | undefined {
+  const own = eventDay(ctx, { i, c });
+  if (!own || own.length < 7 || !eventPhrase(c)) return undefined;
+  const month = own.slice(0, 7);
+  const events = ctx
+    .clauses()
+    .all.filter(
+      (s) => s.c.who === c.who && eventPhrase(s.c) && eventDay(ctx, s)?.startsWith(month) && (eventDay(ctx, s)?.length ?? 0) >= 7,
+    );
+  const seen = new Set<string>();
+  const distinct = events.filter((s) => {
+    const k = eventPhrase(s.c)!.base.toLowerCase();
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+  if (distinct.length < 2 || distinct.length > MAX_LIST || new Set(distinct.map((s) => s.i)).size < 2) return undefined;
+  const facts: PlanFact[] = [];
+  const contributions = new Map<string, string>();
+  for (const s of distinct) {
+    const r = ctx.graph.records[s.i]!;
+    facts.push(fact(r, s.c.sentence, `${statement(s.c)} (${eventDay(ctx, s)})`));
+    contributions.set(r.id, `an event of ${monthOf(month)}`);
+  }
+  return {
+    type: 'aggregation',
+    template: 'month-events',
+    question: `What did ${c.who} do in ${monthOf(month)}?`,
+    plan: plan(
+      'aggregation',
+      `everything ${c.who} says they did in ${monthOf(month)}`,
+      distinct.map((s) => eventPhrase(s.c)!.base).join(', '),
+      'list',
+      facts,
+      contributions,
+      ['lookup', 'union'],
+    ),
+  };
+}
+
+/**
+ * Temporal "When did Melanie paint the lake sunrise?": the date the sentence gives for the event, relative phrases
+ * ("yesterday", "last Saturday") resolved against the session's date. The speaker names that object with that
+ * verb once in the history.
+ */
+export function eventWhenQuestion(ctx: RuleContext, i: number, c: Clause): RuleCandidate | undefined {
+  if (aspectOf(c) !== 'done' || c.attribute) return undefined;
+  const phrase = objectPhrase(c);
+  if (!phrase) return undefined;
+  const verb = verbKey(c);
+  if (
+    ctx
+      .clauses()
+      .said(c.who, verb)
+      .filter((s) => s.c.head === c.head).length !== 1
+  )
+    return undefined;
+  const r = ctx.graph.records[i]!;
+  const date = clauseDate(r, c);
+  if (!date) return undefined;
+  return {
+    type: 'temporal',
+    template: 'event-when',
+    question: `When did ${c.who} ${verb} ${phrase}?`,
+    plan: plan(
+      'temporal',
+      `when ${c.who} ${verb} ${phrase}`,
+      date,
+      'date',
+      [fact(r, c.sentence, `${statement(c)}, placed on ${date} (said on ${recordDate(r)})`)],
+      new Map([[r.id, `says it and when, said on ${recordDate(r)}`]]),
+      ['lookup', 'date-arithmetic'],
+    ),
+  };
+}
+
+const namedSpeakers = new WeakMap<RuleContext, string[]>();
+
+/** The named speakers of turns, as the records write them. */
+function turnSpeakers(ctx: RuleContext): string[] {
+  let out = namedSpeakers.get(ctx);
+  if (!out) {
+    out = [...new Set(ctx.graph.records.filter((r) => r.kind === 'turn' && r.speaker).map((r) => whoAt(r, 0)!))].filter(
+      (s) => s !== 'the user' && s !== 'the assistant',
+    );
+    namedSpeakers.set(ctx, out);
+  }
+  return out;
+}
+
+/**
+ * Yes/no with a verified premise: "Did Caroline join a mentorship program?" → "Yes", the record that says so as
+ * evidence. With `falsePremise`, the same event asked of another speaker who never mentions that thing: "Did
+ * Melanie join a mentorship program?" → "No", marked as a false premise whose correction (Caroline did) is the
+ * evidence.
+ */
+export function yesNoQuestion(ctx: RuleContext, i: number, c: Clause, rng: Rng, falsePremise: boolean): RuleCandidate | undefined {
+  if (aspectOf(c) !== 'done' || c.attribute) return undefined;
+  const phrase = objectPhrase(c);
+  if (!phrase) return undefined;
+  const verb = verbKey(c);
+  const r = ctx.graph.records[i]!;
+  const evidence = [fact(r, c.sentence, statement(c))];
+  if (!falsePremise) {
+    return {
+      type: 'single-hop',
+      template: 'yes-no',
+      question: `Did ${c.who} ${verb} ${phrase}?`,
+      plan: plan(
+        'single-hop',
+        `whether ${c.who} ${verb} ${phrase} (they say so)`,
+        'Yes',
+        'boolean',
+        evidence,
+        new Map([[r.id, `${c.who} says so`]]),
+        ['lookup'],
+      ),
+    };
+  }
+  const headStem = stem(c.head);
+  const mentions = ctx.postings.get(headStem) ?? [];
+  // The other person must never mention the thing at all: "No" is then what the history says, not a guess.
+  const others = turnSpeakers(ctx).filter(
+    (x) =>
+      x.toLowerCase() !== c.who.toLowerCase() &&
+      !mentions.some((k) => whoAt(ctx.graph.records[k]!, 0) === x) &&
+      !ctx
+        .clauses()
+        .said(x, verb)
+        .some((s) => s.c.head === c.head),
+  );
+  if (!others.length) return undefined;
+  const who = others[rng.int(others.length)]!;
+  const p = plan(
+    'false-premise',
+    `whether ${who} ${verb} ${phrase}; it was ${c.who}`,
+    'No',
+    'boolean',
+    evidence,
+    new Map([[r.id, `${c.who}, not ${who}, says so`]]),
+    ['lookup', 'negate'],
+  );
+  p.premise = { assumption: `${who} ${verb} ${phrase}`, correction: `${c.who} did, not ${who}: ${c.sentence.text}` };
+  return { type: 'false-premise', template: 'yes-no-false-premise', question: `Did ${who} ${verb} ${phrase}?`, plan: p };
+}
+
+/** The clauses of a bundle's members, in the members' (shuffled) order. */
+export function memberClauses(ctx: RuleContext, members: readonly number[], rng: Rng): Stated[] {
+  return members.flatMap((i) => rng.shuffle(ctx.clauses().of(i)));
+}
+
+/** Whether date `a` is wholly before date `b`, compared at the coarser of their precisions ("2023-05" vs "2023-06-02"). */
+export function before(a: string, b: string): boolean {
+  const n = Math.min(a.length, b.length);
+  return a.slice(0, n) < b.slice(0, n);
+}
+
+/** "-ing" form of a verb lemma: "run" → "running", "make" → "making", "visit" → "visiting", "go to" → "going to". */
+export function gerund(verb: string): string {
+  const [v, ...rest] = verb.split(' ');
+  const w = v!;
+  let g: string;
+  if (/ie$/.test(w)) g = `${w.slice(0, -2)}ying`;
+  else if (/[^aeiouy]e$/.test(w) && w !== 'be') g = `${w.slice(0, -1)}ing`;
+  // One short vowel before one final consonant in a one-syllable verb doubles it ("run", "swim", "stop").
+  else if (/^[^aeiou]*[aeiou][bdgklmnprt]$/.test(w)) g = `${w}${w.slice(-1)}ing`;
+  else g = `${w}ing`;
+  return [g, ...rest].join(' ');
+}
+
+/** A clause's event as a question names it, base form ("join a mentorship program") and -ing form. */
+export function eventPhrase(c: Clause): { base: string; ing: string } | undefined {
+  if (aspectOf(c) !== 'done' || c.attribute) return undefined;
+  const phrase = objectPhrase(c);
+  if (!phrase) return undefined;
+  return { base: `${verbKey(c)} ${phrase}`, ing: `${gerund(verbKey(c))} ${phrase}` };
+}
+
+/** The day a record was said on. */
+function dayOf(ctx: RuleContext, i: number): string | undefined {
+  return recordDate(ctx.graph.records[i]!);
+}
+
+/** When a stated event happened: the date its sentence gives, else the day it was said on. */
+export function eventDayIn(records: readonly SourceRecord[], s: Stated): string | undefined {
+  return clauseIso(records[s.i]!, s.c) ?? recordDate(records[s.i]!);
+}
+
+function eventDay(ctx: RuleContext, s: Stated): string | undefined {
+  return eventDayIn(ctx.graph.records, s);
+}
+
+/** The speaker's "done" clauses whose event is named once (verb + object head) in the history. */
+function anchors(ctx: RuleContext, who: string): Stated[] {
+  return ctx.clauses().all.filter(
+    (s) =>
+      s.c.who === who &&
+      eventPhrase(s.c) &&
+      ctx
+        .clauses()
+        .said(who, verbKey(s.c))
+        .filter((x) => x.c.head === s.c.head).length === 1,
+  );
+}
+
+/**
+ * Multi-hop through time, two sessions: "What did Melanie paint after running the charity race?" The anchor event
+ * (named once in the history) dates the first hop; the answer is the one thing the speaker says they did with the
+ * asked verb in a later session. The verb has other objects earlier, so the anchor is needed.
+ */
+export function eventAfterQuestion(ctx: RuleContext, i: number, c: Clause, rng: Rng): RuleCandidate | undefined {
+  if (aspectOf(c) !== 'done' || c.attribute) return undefined;
+  const verb = verbKey(c);
+  const all = ctx.clauses().said(c.who, verb);
+  if (distinctObjects(all).length < 2) return undefined;
+  const day = eventDay(ctx, { i, c });
+  if (!day) return undefined;
+  for (const a of rng.shuffle(anchors(ctx, c.who))) {
+    const aDay = eventDay(ctx, a);
+    // Said in an earlier session, and happened before the asked event (dates compare at the coarser precision).
+    if (!aDay || (dayOf(ctx, a.i) ?? '') >= (dayOf(ctx, i) ?? '') || !before(aDay, day) || a.c.head === c.head) continue;
+    const after = all.filter((s) => before(aDay, eventDay(ctx, s) ?? ''));
+    if (after.length !== 1 || after[0]!.c !== c) continue;
+    const earlier = all.filter((s) => before(eventDay(ctx, s) ?? '9999', aDay));
+    if (!earlier.length) continue;
+    const anchor = eventPhrase(a.c)!;
+    const ra = ctx.graph.records[a.i]!;
+    const rb = ctx.graph.records[i]!;
+    return {
+      type: 'multi-hop',
+      template: 'event-after',
+      question: `What did ${c.who} ${verb} after ${anchor.ing}?`,
+      plan: plan(
+        'multi-hop',
+        `what ${c.who} ${verb} after ${anchor.ing} (${aDay})`,
+        c.object,
+        'text',
+        [fact(ra, a.c.sentence, `${statement(a.c)} (${aDay})`), fact(rb, c.sentence, `${statement(c)} (${day})`)],
+        new Map([
+          [ra.id, `dates the anchor: ${aDay}`],
+          [rb.id, `the one later ${verb}, ${day}`],
+        ]),
+        ['lookup', 'order-in-time', 'lookup'],
+      ),
+    };
+  }
+  return undefined;
+}
+
+/**
+ * Comparison over time: "Did Caroline join the mentorship program before visiting the LGBTQ center?" Two events of
+ * one speaker, each named once, at different dates; the answer says whether the first named is the earlier. (A
+ * "which first, A or B" form would put the answer in the question.)
+ */
+export function beforeQuestion(ctx: RuleContext, i: number, c: Clause, rng: Rng): RuleCandidate | undefined {
+  const mine = eventPhrase(c);
+  const day = eventDay(ctx, { i, c });
+  if (!mine || !day || !anchors(ctx, c.who).some((s) => s.c === c)) return undefined;
+  for (const o of rng.shuffle(anchors(ctx, c.who))) {
+    const oDay = eventDay(ctx, o);
+    if (!oDay || o.i === i || o.c.head === c.head || (!before(day, oDay) && !before(oDay, day))) continue;
+    const other = eventPhrase(o.c)!;
+    const yes = before(day, oDay);
+    const r1 = ctx.graph.records[i]!;
+    const r2 = ctx.graph.records[o.i]!;
+    return {
+      type: 'temporal',
+      template: 'before',
+      question: `Did ${c.who} ${mine.base} before ${other.ing}?`,
+      plan: plan(
+        'temporal',
+        `whether ${c.who} did one event before another`,
+        yes ? 'Yes' : 'No',
+        'boolean',
+        [fact(r1, c.sentence, `${statement(c)} (${day})`), fact(r2, o.c.sentence, `${statement(o.c)} (${oDay})`)],
+        new Map([
+          [r1.id, `dates the first event: ${day}`],
+          [r2.id, `dates the second event: ${oDay}`],
+        ]),
+        ['lookup', 'lookup', 'order-in-time'],
+      ),
+    };
+  }
+  return undefined;
+}

@@ -1,0 +1,45 @@
+/**
+ * Who asks. In a history of a user talking to an assistant the questions are the user's own ("When did I paint
+ * the lake?", "After joining the program, what did I paint?"); in a chat between named people they are asked
+ * about them ("When did Ana paint the lake?"). The families write the third person and turn it into the user's
+ * first person here; the blind reader turns it back before parsing.
+ */
+
+const USER = 'the user';
+
+/** Third-person question forms about the user and their first-person twins, most specific first. */
+const PAIRS: ReadonlyArray<[RegExp, string, RegExp, string]> = [
+  [/^What is the user's (.+)\?$/, 'What is my $1?', /^What is my (.+)\?$/, "What is the user's $1?"],
+  [/^What was the user's (.+)\?$/, 'What was my $1?', /^What was my (.+)\?$/, "What was the user's $1?"],
+  [/^What is the user (\S+ing)(.*)\?$/, 'What am I $1$2?', /^What am I (\S+ing)(.*)\?$/, 'What is the user $1$2?'],
+  [/^What does the user (.+)\?$/, 'What do I $1?', /^What do I (.+)\?$/, 'What does the user $1?'],
+  [
+    /^What did the user (.+?) after (.+)\?$/,
+    'After $2, what did I $1?',
+    /^After (.+), what did I (.+)\?$/,
+    'What did the user $2 after $1?',
+  ],
+  [/^(What|When) did the user (.+)\?$/, '$1 did I $2?', /^(What|When) did I (.+)\?$/, '$1 did the user $2?'],
+  [
+    /^(What|Where|What activities) has the user (.+)\?$/,
+    '$1 have I $2?',
+    /^(What|Where|What activities) have I (.+)\?$/,
+    '$1 has the user $2?',
+  ],
+  [/^Did the user (.+)\?$/, 'Did I $1?', /^Did I (.+)\?$/, 'Did the user $1?'],
+  [/^Which (\S+) did the user (.+)\?$/, 'Which $1 did I $2?', /^Which (\S+) did I (.+)\?$/, 'Which $1 did the user $2?'],
+  [/^Which (\S+) does the user (.+)\?$/, 'Which $1 do I $2?', /^Which (\S+) do I (.+)\?$/, 'Which $1 does the user $2?'],
+];
+
+/** The user's own wording of a third-person question about "the user" (other questions unchanged). */
+export function inUserVoice(question: string): string {
+  if (!question.includes(USER)) return question;
+  for (const [third, first] of PAIRS) if (third.test(question)) return question.replace(third, first);
+  return question;
+}
+
+/** The third-person form of a question in the user's voice (the inverse of {@link inUserVoice}). */
+export function aboutUser(question: string): string {
+  for (const [, , first, third] of PAIRS) if (first.test(question)) return question.replace(first, third);
+  return question;
+}

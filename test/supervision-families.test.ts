@@ -1,0 +1,266 @@
+import { describe, expect, it } from 'vitest';
+import type { SourceRecord } from '../sandbox/contract.ts';
+import type { History } from '../src/history/record.ts';
+import { QAItemSchema } from '../src/history/record.ts';
+import { generateSupervision } from '../src/supervision/generate.ts';
+import { createOfflineBlindReader } from '../src/supervision/offline-reader.ts';
+import { checkPlan } from '../src/supervision/plan-checks.ts';
+import { checkQuestion } from '../src/supervision/question-checks.ts';
+import { buildRecordGraph } from '../src/supervision/record-graph.ts';
+import { createRng } from '../src/supervision/rng.ts';
+import { clausesOf } from '../src/supervision/rule-based/clauses.ts';
+import {
+  beforeQuestion,
+  classListQuestion,
+  eventAfterQuestion,
+  eventWhatQuestion,
+  eventWhenQuestion,
+  gerund,
+  monthListQuestion,
+  yesNoQuestion,
+} from '../src/supervision/rule-based/families.ts';
+import { createRuleContext, ruleCandidate } from '../src/supervision/rule-based/generator.ts';
+import type { RuleCandidate } from '../src/supervision/rule-based/templates.ts';
+import { aboutUser, inUserVoice } from '../src/supervision/rule-based/voice.ts';
+
+const turn = (id: string, speaker: string, time: string, thread: string, text: string): SourceRecord => ({
+  id,
+  kind: 'turn',
+  speaker,
+  time,
+  thread,
+  text,
+});
+// Ana and Ben over three sessions: what each did, likes and is doing, with one relative date ("yesterday").
+const records: SourceRecord[] = [
+  turn('S1:1', 'Ana', '2023-05-08T10:00:00', 's1', 'I painted a lake sunrise yesterday. It was so calming.'),
+  turn('S1:2', 'Ben', '2023-05-08T10:00:00', 's1', 'That sounds lovely! I went to the beach with my kids.'),
+  turn('S1:3', 'Ana', '2023-05-08T10:00:00', 's1', 'I love pottery. Also, I joined a mentorship program for young artists.'),
+  turn('S2:1', 'Ana', '2023-06-10T10:00:00', 's2', 'Guess what, I painted a portrait last week.'),
+  turn('S2:2', 'Ben', '2023-06-10T10:00:00', 's2', "Nice! I'm reading a mystery novel these days."),
+  turn('S2:3', 'Ana', '2023-06-10T10:00:00', 's2', 'I love hiking. The trails near the river are beautiful.'),
+  turn('S3:1', 'Ana', '2023-07-02T10:00:00', 's3', 'I visited the science museum with my cousin.'),
+  turn('S3:2', 'Ben', '2023-07-02T10:00:00', 's3', 'My favorite book is Dune. I reread it every summer.'),
+  turn('S3:3', 'Ben', '2023-07-02T10:00:00', 's3', 'Honestly it has been a wide range of things this year.'),
+];
+const graph = buildRecordGraph(records);
+const ctx = createRuleContext(graph);
+const at = (id: string): number => graph.index.get(id)!;
+const clause = (id: string, lemma: string) => {
+  const c = clausesOf(records[at(id)]!).find((x) => x.lemma === lemma);
+  if (!c) throw new Error(`no "${lemma}" clause in ${id}`);
+  return c;
+};
+const reader = createOfflineBlindReader();
+
+/** The candidate passes the plan and question checks, and the blind reader recovers it from the whole history. */
+async function verified(c: RuleCandidate | undefined): Promise<RuleCandidate> {
+  expect(c).toBeDefined();
+  const pc = checkPlan(c!.plan, {
+    bundle: new Set(records.map((r) => r.id)),
+    records: new Map(records.map((r) => [r.id, r])),
+    allowedTypes: new Set([c!.type]),
+  });
+  expect(pc.ok).toBe(true);
+  expect(
+    checkQuestion(
+      c!.question,
+      c!.plan.answer,
+      c!.plan.answerType,
+      records.map((r) => r.id),
+    ).ok,
+  ).toBe(true);
+  const reading = await reader.read({ question: c!.question, answerType: c!.plan.answerType, records });
+  expect(reading.answer.toLowerCase()).toBe(c!.plan.answer.toLowerCase());
+  for (const e of c!.plan.evidence) expect(reading.citations).toContain(e.record);
+  return c!;
+}
+const evidenceOf = (c: RuleCandidate): string[] => c.plan.evidence.map((e) => e.record);
+
+describe('statements read with wink-nlp', () => {
+  it('finds first-person events, likes, ongoing activities and attributes, not questions or passives', () => {
+    expect(clause('S1:1', 'paint')).toMatchObject({ who: 'Ana', tense: 'past', object: 'lake sunrise', head: 'sunrise' });
+    expect(clause('S1:2', 'go')).toMatchObject({ who: 'Ben', prep: 'to', object: 'beach' });
+    expect(clause('S1:3', 'love')).toMatchObject({ tense: 'present', object: 'pottery' });
+    expect(clause('S2:2', 'read')).toMatchObject({ tense: 'progressive', object: 'mystery novel' });
+    expect(clause('S3:2', 'be')).toMatchObject({ attribute: 'favorite book', object: 'Dune' });
+    expect(clausesOf(turn('x', 'Ana', '2023-05-08', 's', 'Have I told you I painted a lake?'))).toEqual([]);
+    expect(clausesOf(turn('x', 'Ana', '2023-05-08', 's', "I've been blessed with loads of love."))).toEqual([]);
+    expect(clausesOf(turn('x', 'Ana', '2023-05-08', 's', "I'll paint a lake tomorrow."))).toEqual([]);
+  });
+
+  it('forms gerunds for the comparison questions', () => {
+    expect(['run', 'make', 'visit', 'go to', 'join', 'tie'].map(gerund)).toEqual([
+      'running',
+      'making',
+      'visiting',
+      'going to',
+      'joining',
+      'tying',
+    ]);
+  });
+});
+
+describe('question families', () => {
+  it('what someone did, does, is doing and is: one object, its record as evidence', async () => {
+    const join = await verified(eventWhatQuestion(ctx, at('S1:3'), clause('S1:3', 'join')));
+    expect(join.question).toBe('What did Ana join?');
+    expect(join.plan.answer).toBe('mentorship program');
+    expect(evidenceOf(join)).toEqual(['S1:3']);
+    const reading = await verified(eventWhatQuestion(ctx, at('S2:2'), clause('S2:2', 'read')));
+    expect(reading.question).toBe('What is Ben reading?');
+    expect(reading.plan.answer).toBe('mystery novel');
+    const book = await verified(eventWhatQuestion(ctx, at('S3:2'), clause('S3:2', 'be')));
+    expect(book.question).toBe("What is Ben's favorite book?");
+    expect(book.plan.answer).toBe('Dune');
+    // Ana painted two things: "What did Ana paint?" has no single answer.
+    expect(eventWhatQuestion(ctx, at('S1:1'), clause('S1:1', 'paint'))).toBeUndefined();
+  });
+
+  it('aggregates over sessions: every thing of a kind, each record that says one as evidence', async () => {
+    const art = await verified(classListQuestion(ctx, clause('S2:1', 'paint')));
+    expect(art.type).toBe('aggregation');
+    expect(art.question).toBe('What has Ana painted or drawn?');
+    expect(art.plan.answerType).toBe('list');
+    expect(art.plan.answer.split(', ').sort()).toEqual(['lake sunrise', 'portrait']);
+    expect(evidenceOf(art).sort()).toEqual(['S1:1', 'S2:1']);
+    const likes = await verified(classListQuestion(ctx, clause('S1:3', 'love')));
+    expect(likes.question).toBe('What does Ana enjoy?');
+    expect(likes.plan.answer.split(', ').sort()).toEqual(['hiking', 'pottery']);
+    const may = await verified(monthListQuestion(ctx, at('S1:1'), clause('S1:1', 'paint')));
+    expect(may.question).toBe('What did Ana do in May 2023?');
+    expect(may.plan.answer.split(', ').sort()).toEqual(['join a mentorship program', 'paint a lake sunrise']);
+    expect(evidenceOf(may).sort()).toEqual(['S1:1', 'S1:3']);
+  });
+
+  it('dates an event by the relative phrase its sentence uses, resolved against the session date', async () => {
+    const when = await verified(eventWhenQuestion(ctx, at('S1:1'), clause('S1:1', 'paint')));
+    expect(when.question).toBe('When did Ana paint a lake sunrise?');
+    // "yesterday", said on 8 May 2023
+    expect(when.plan.answer).toBe('7 May 2023');
+    const portrait = await verified(eventWhenQuestion(ctx, at('S2:1'), clause('S2:1', 'paint')));
+    expect(portrait.plan.answer).toBe('3 June 2023');
+    // The museum visit has no date of its own: no when-question.
+    expect(eventWhenQuestion(ctx, at('S3:1'), clause('S3:1', 'visit'))).toBeUndefined();
+  });
+
+  it('asks yes/no with a verified premise, and marks the false-premise twin with its correction', async () => {
+    const yes = await verified(yesNoQuestion(ctx, at('S1:3'), clause('S1:3', 'join'), createRng('t'), false));
+    expect(yes.question).toBe('Did Ana join a mentorship program?');
+    expect(yes.plan.answer).toBe('Yes');
+    expect(yes.plan.premise).toBeUndefined();
+    const no = await verified(yesNoQuestion(ctx, at('S1:3'), clause('S1:3', 'join'), createRng('t'), true));
+    expect(no.type).toBe('false-premise');
+    expect(no.template).toBe('yes-no-false-premise');
+    expect(no.question).toBe('Did Ben join a mentorship program?');
+    expect(no.plan.answer).toBe('No');
+    expect(no.plan.premise?.assumption).toBe('Ben join a mentorship program');
+    expect(no.plan.premise?.correction).toMatch(/^Ana did, not Ben/);
+    expect(evidenceOf(no)).toEqual(['S1:3']);
+    // Ana mentions the beach nowhere, but she never says she did not go: only someone who never mentions it is asked.
+    const beach = yesNoQuestion(ctx, at('S1:2'), clause('S1:2', 'go'), createRng('t'), true);
+    expect(beach?.question).toBe('Did Ana go to the beach?');
+  });
+
+  it('links two sessions in time (multi-hop) and compares two events (temporal)', async () => {
+    const after = await verified(eventAfterQuestion(ctx, at('S2:1'), clause('S2:1', 'paint'), createRng('a')));
+    expect(after.type).toBe('multi-hop');
+    expect(after.question).toBe('What did Ana paint after joining a mentorship program?');
+    expect(after.plan.answer).toBe('portrait');
+    expect(evidenceOf(after)).toEqual(['S1:3', 'S2:1']);
+    let seen = new Set<string>();
+    for (let k = 0; k < 12; k++) {
+      const c = await verified(beforeQuestion(ctx, at('S3:1'), clause('S3:1', 'visit'), createRng(`b${k}`)));
+      expect(c.plan.answer).toBe('No'); // the museum came last
+      expect(evidenceOf(c)).toHaveLength(2);
+      seen = new Set([...seen, c.question]);
+    }
+    expect(seen.size).toBeGreaterThan(1);
+  });
+});
+
+describe('the offline generator with the families', () => {
+  const history: History = { id: 'fixture', source: 'test', format: 'jsonl', records, qa: [], unresolvedEvidence: [] };
+
+  it('writes each type, marks premises on the items, never counts word mentions or asks for adjectival phrases', async () => {
+    const { items } = await generateSupervision(history, { mode: 'offline', n: 40, seed: 3 });
+    for (const it of items) QAItemSchema.parse(it);
+    const templates = new Set(items.map((it) => String(it.checks?.template)));
+    expect(templates.has('count-mentions')).toBe(false);
+    expect(items.some((it) => /come up|came up/.test(it.question))).toBe(false);
+    expect(items.some((it) => /range/.test(it.question) || /wide range/.test(it.answer))).toBe(false);
+    const categories = new Set(items.map((it) => it.category));
+    for (const t of ['single-hop', 'temporal', 'aggregation', 'false-premise']) expect(categories.has(t)).toBe(true);
+    for (const it of items.filter((x) => x.category === 'false-premise')) expect(it.premise?.status).toBe('false');
+    for (const it of items.filter((x) => x.answerType === 'boolean' && x.category !== 'false-premise'))
+      expect(it.premise?.status).toBe('verified');
+  });
+
+  it('is deterministic by seed', async () => {
+    const a = await generateSupervision(history, { mode: 'offline', n: 40, seed: 5 });
+    const b = await generateSupervision(history, { mode: 'offline', n: 40, seed: 5 });
+    expect(b.items).toEqual(a.items);
+    // A fresh context each time: a context remembers what it asked (so later bundles ask something else).
+    const candidates = (seed: number) => {
+      const out: string[] = [];
+      const fresh = createRuleContext(buildRecordGraph(records));
+      for (const t of ['single-hop', 'temporal', 'aggregation', 'multi-hop', 'false-premise'] as const) {
+        const bundle = { id: 'b', seed: 'S1:1', records: records.map((r) => r.id), tokens: 0, path: [] };
+        const c = ruleCandidate(fresh, bundle, t, createRng(seed));
+        out.push(c?.question ?? '-');
+      }
+      return out;
+    };
+    expect(candidates(11)).toEqual(candidates(11));
+  });
+});
+
+describe("a user's own history: questions in the first person", () => {
+  const ua = (id: string, time: string, user: string, assistant: string): SourceRecord => ({
+    id,
+    kind: 'turn',
+    time,
+    thread: id.split(':')[0]!,
+    text: `User: ${user}\nAssistant: ${assistant}`,
+  });
+  const mine: SourceRecord[] = [
+    ua('A:1', '2024-03-10T09:00:00', 'I joined a chess club yesterday.', 'That sounds like a fun way to meet people.'),
+    ua('A:2', '2024-03-10T09:05:00', 'I love hiking in the hills.', 'Hiking is great exercise.'),
+    ua('B:1', '2024-04-02T09:00:00', "I'm reading a history book about Lisbon.", 'Enjoy the book!'),
+  ];
+  const g = buildRecordGraph(mine);
+  const uctx = createRuleContext(g);
+
+  it("turns third-person questions about the user into the user's own and back", () => {
+    const pairs = [
+      ['What did the user join?', 'What did I join?'],
+      ['Which club did the user join?', 'Which club did I join?'],
+      ['What does the user enjoy?', 'What do I enjoy?'],
+      ['What is the user reading?', 'What am I reading?'],
+      ["What is the user's favorite book?", 'What is my favorite book?'],
+      ['When did the user join a chess club?', 'When did I join a chess club?'],
+      ['Did the user join a chess club before reading the book?', 'Did I join a chess club before reading the book?'],
+      ['What did the user paint after joining a chess club?', 'After joining a chess club, what did I paint?'],
+      ['Where has the user been?', 'Where have I been?'],
+    ];
+    for (const [third, first] of pairs) {
+      expect(inUserVoice(third!)).toBe(first);
+      expect(aboutUser(first!)).toBe(third);
+    }
+    expect(inUserVoice('What did Ana join?')).toBe('What did Ana join?');
+  });
+
+  it('asks the user which kind of thing they did, and the blind reader recovers it from their half of the turn', async () => {
+    expect(uctx.userVoice).toBe(true);
+    expect(ctx.userVoice).toBe(false);
+    const c = eventWhatQuestion(uctx, g.index.get('A:1')!, clausesOf(mine[0]!).find((x) => x.lemma === 'join')!);
+    expect(c?.question).toBe('Which club did the user join?');
+    const reading = await reader.read({ question: inUserVoice(c!.question), answerType: 'text', records: mine });
+    expect(reading.answer).toBe('chess club');
+    expect(reading.citations).toEqual(['A:1']);
+    const when = eventWhenQuestion(uctx, g.index.get('A:1')!, clausesOf(mine[0]!).find((x) => x.lemma === 'join')!);
+    const got = await reader.read({ question: inUserVoice(when!.question), answerType: 'date', records: mine });
+    expect(inUserVoice(when!.question)).toBe('When did I join a chess club?');
+    expect(got.answer).toBe('9 March 2024');
+  });
+});
