@@ -36,6 +36,7 @@ import { createRunEvaluator } from './pool-evaluator.ts';
 import { addSpend, llmSpendEvent, recordedSpend, spendMeter, subSpend, ZERO_SPEND, type Spend, type SpendMeter } from './llm-spend.ts';
 import { createLlmProposer } from './proposers/llm-proposer.ts';
 import { createMutationProposer } from './proposers/offline-mutation.ts';
+import { createCaseDrivenProposer } from './proposers/case-driven-proposer.ts';
 import { createConfigMutationProposer } from './proposers/config-mutation.ts';
 import { createLlmConfigProposer } from './proposers/llm-config-proposer.ts';
 import { configSpaceCompile } from './config-space.ts';
@@ -83,6 +84,11 @@ export const OptimizeConfigSchema = z.object({
   jobs: Jobs,
   /** What the proposer may change: the design's code, or only the config constants of seeds/configurable.ts. */
   space: SearchSpace.default('code'),
+  /**
+   * The offline code-space proposer: `case-driven` (reads the failure cases, mines and fits the training split; the
+   * default) or `catalog` (the mutation catalog chosen by the dominant failure category).
+   */
+  offlineProposer: z.enum(['case-driven', 'catalog']).default('case-driven'),
 });
 export type OptimizeConfig = z.infer<typeof OptimizeConfigSchema>;
 export type OptimizeConfigInput = z.input<typeof OptimizeConfigSchema>;
@@ -203,7 +209,7 @@ function createRun(dir: string, config: OptimizeConfig, objective: Objective, ll
     models: llm
       ? { proposer: modelName(llm, 'proposer'), answerer: modelName(llm, 'answerer'), judge: modelName(llm, 'judge') }
       : {
-          proposer: config.space === 'config' ? 'offline-config-mutation' : 'offline-mutation',
+          proposer: config.space === 'config' ? 'offline-config-mutation' : offlineCodeProposer(config).name,
           answerer: 'extractive-reader',
           judge: 'f1-threshold',
         },
@@ -241,7 +247,7 @@ async function searchThenTest(r: PreparedRun): Promise<OptimizeReport> {
         : createConfigMutationProposer()
       : llm?.hasRole('proposer')
         ? createLlmProposer({ client: llm })
-        : createMutationProposer();
+        : offlineCodeProposer(config);
   const onStatus = options.onQueueStatus ? { onStatus: options.onQueueStatus } : {};
   const queue = options.queue ? { queue: { url: options.queue, runId: queueRunId(dir), ...onStatus } } : {};
   const pool = createEvalPool({ ...(config.jobs ? { size: config.jobs } : {}), ...(llm ? { llm } : {}), ...queue });
@@ -366,6 +372,11 @@ async function searchThenTest(r: PreparedRun): Promise<OptimizeReport> {
   } finally {
     await pool.close();
   }
+}
+
+/** The offline proposer of the code space the config names. */
+function offlineCodeProposer(config: OptimizeConfig): Proposer {
+  return config.offlineProposer === 'catalog' ? createMutationProposer() : createCaseDrivenProposer();
 }
 
 function modelName(llm: LlmClient, role: 'proposer' | 'answerer' | 'judge'): string {

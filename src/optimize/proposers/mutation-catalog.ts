@@ -42,7 +42,8 @@ const RETRIEVE_PIPELINE = `retrieve(q: Question, memory: Memory, tools: Tools): 
     return hits.slice(0, TOP_K);
   }`;
 
-const RETRIEVE_SLOTS = `/** Candidates scored before the final cut to TOP_K (rescoring can lift a unit from deep in the list). */
+/** The catalog's retrieve slots (exported so other offline proposers install the same pipeline). */
+export const RETRIEVE_SLOTS = `/** Candidates scored before the final cut to TOP_K (rescoring can lift a unit from deep in the list). */
 const CANDIDATES = 200;
 
 /** The query sent to the index. @block query:identity */

@@ -1,0 +1,154 @@
+import type { SourceRecord } from '../../../sandbox/contract.ts';
+import { buildBm25Index } from '../../isolate/host-tools/bm25-index.ts';
+import { terms, tokenize } from '../../text/text.ts';
+import { RANK_FEATURES } from './case-blocks.ts';
+import { timeCues } from './case-analysis.ts';
+import type { TrainingView } from './types.ts';
+
+/**
+ * Fits the weights of the design's learned ranking (`learnedRank` in case-blocks.ts) on the training split, on the
+ * host. For each training question the candidates are the parent's own ranking (its training evaluation), and each
+ * gets the features the design computes — its incoming rank, its session's BM25 score, query coverage, a named
+ * speaker, a met date cue, a neighbour among the first hits — computed here the way the design computes them. The
+ * weights maximise the mean of R@5, R@10 and R@20 of the gold evidence by coordinate ascent from the parent's order
+ * (rank weight 1, the rest 0), so they only move when the training split says so. Validation then judges the result.
+ */
+
+/** One training question's candidates: feature rows in the parent's rank order, and which are evidence. */
+export interface RankingExample {
+  features: number[][];
+  gold: boolean[];
+  /** Evidence records of the question (also those the parent never ranked: they bound what reranking can reach). */
+  goldCount: number;
+}
+
+/** Candidates per question, as the design sees them at most (its TOP_K default). */
+const CANDIDATES = 50;
+const GRID = [0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 3];
+const PASSES = 3;
+
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+/** The text a Base-BM25-family unit holds for a record ("[8 May 2023 13:56] Ana: (title) text"). */
+function unitText(r: SourceRecord): string {
+  const m = r.time ? /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2}))?/.exec(r.time) : null;
+  const when = m ? `${Number(m[3])} ${MONTHS[Number(m[2]) - 1] ?? m[2]} ${m[1]}${m[4] ? ` ${m[4]}:${m[5]}` : ''}` : (r.time ?? '');
+  return `${when ? `[${when}] ` : ''}${r.speaker ? `${r.speaker}: ` : ''}${r.title ? `(${r.title}) ` : ''}${r.text}`;
+}
+
+/** Builds the examples of the training split from the parent's rankings. */
+export function rankingExamples(training: TrainingView): RankingExample[] {
+  const perHistory = new Map<
+    string,
+    { byId: Map<string, SourceRecord>; position: Map<string, number>; sessions: ReturnType<typeof buildBm25Index> }
+  >();
+  const historyOf = (h: string) => {
+    let v = perHistory.get(h);
+    if (!v) {
+      const records = training.records(h);
+      const texts = new Map<string, string[]>();
+      for (const r of records) {
+        const t = r.thread ?? r.id;
+        const list = texts.get(t);
+        if (list) list.push(unitText(r));
+        else texts.set(t, [unitText(r)]);
+      }
+      v = {
+        byId: new Map(records.map((r) => [r.id, r])),
+        position: new Map(records.map((r, i) => [r.id, i])),
+        sessions: buildBm25Index(
+          [...texts].map(([id, parts]) => ({ id, text: parts.join(' ') })),
+          { stem: true },
+        ),
+      };
+      perHistory.set(h, v);
+    }
+    return v;
+  };
+  const out: RankingExample[] = [];
+  for (const item of training.items) {
+    const ranked = training.ranked(item.history, item.id)?.slice(0, CANDIDATES);
+    const goldSet = new Set(item.evidence.map((e) => e.record));
+    if (!ranked || ranked.length === 0 || goldSet.size === 0) continue;
+    const h = historyOf(item.history);
+    const records = training.records(item.history);
+    const sessions = h.sessions.search(item.question, 50);
+    const top = sessions[0]?.score || 1;
+    const sessionScore = new Map(sessions.map((s) => [s.unit, s.score / top]));
+    const qTerms = new Set(terms(item.question));
+    const words = new Set(tokenize(item.question));
+    const cues = timeCues(item.question, item.date);
+    const leading = new Set(ranked.slice(0, 10).map((id) => h.position.get(id) ?? -1));
+    const features = ranked.map((id, i) => {
+      const r = h.byId.get(id);
+      if (!r) return [1 / Math.log2(i + 2), 0, 0, 0, 0, 0];
+      const uTerms = new Set(terms(unitText(r)));
+      const coverage = qTerms.size ? [...qTerms].filter((t) => uTerms.has(t)).length / qTerms.size : 0;
+      const first = tokenize(r.speaker ?? '')[0];
+      const p = h.position.get(id) ?? -9;
+      const thread = r.thread ?? r.id;
+      const near = [p - 1, p + 1].some((j) => leading.has(j) && (records[j]?.thread ?? records[j]?.id) === thread) ? 1 : 0;
+      return [
+        1 / Math.log2(i + 2),
+        sessionScore.get(thread) ?? 0,
+        coverage,
+        first && words.has(first) ? 1 : 0,
+        r.time && cues.some((c) => r.time!.startsWith(c)) ? 1 : 0,
+        near,
+      ];
+    });
+    out.push({ features, gold: ranked.map((id) => goldSet.has(id)), goldCount: goldSet.size });
+  }
+  return out;
+}
+
+/** Mean of R@5, R@10 and R@20 over the examples under the weights. */
+export function rankingObjective(examples: readonly RankingExample[], weights: readonly number[]): number {
+  if (examples.length === 0) return 0;
+  let sum = 0;
+  for (const ex of examples) {
+    const order = ex.features
+      .map((f, i) => ({ i, s: f.reduce((a, x, k) => a + x * (weights[k] ?? 0), 0) }))
+      .sort((a, b) => b.s - a.s || a.i - b.i);
+    let r = 0;
+    for (const k of [5, 10, 20]) r += order.slice(0, k).filter((o) => ex.gold[o.i]).length / ex.goldCount;
+    sum += r / 3;
+  }
+  return sum / examples.length;
+}
+
+/** What fitting found: the weights, and the training objective before (parent's order) and after. */
+export interface RankFit {
+  weights: number[];
+  before: number;
+  after: number;
+  examples: number;
+}
+
+/**
+ * Coordinate ascent over a fixed grid, starting from `start` (default: the parent's order). A weight moves only on a
+ * strict improvement, so with nothing to learn the fit returns the start.
+ */
+export function fitRanking(examples: readonly RankingExample[], start?: readonly number[]): RankFit {
+  const weights = start ? [...start] : RANK_FEATURES.map((_, k) => (k === 0 ? 1 : 0));
+  const before = rankingObjective(examples, weights);
+  let best = before;
+  for (let pass = 0; pass < PASSES; pass++) {
+    let moved = false;
+    for (let k = 0; k < weights.length; k++) {
+      for (const v of GRID) {
+        if (v === weights[k]) continue;
+        const trial = [...weights];
+        trial[k] = v;
+        const score = rankingObjective(examples, trial);
+        if (score > best + 1e-9) {
+          best = score;
+          weights[k] = v;
+          moved = true;
+        }
+      }
+    }
+    if (!moved) break;
+  }
+  return { weights, before, after: best, examples: examples.length };
+}
