@@ -168,18 +168,23 @@ describe('the case-driven proposer', () => {
   });
 });
 
+// Training questions say "job"; their evidence says "work" and "shifts". Other questions ask about Pepper.
+const jobItems = [
+  qa('t1', 'What job does Ben do on weekends?', ['s2:2']),
+  qa('t2', 'When do the job hours begin for Ana?', ['s1:3']),
+  qa('t3', 'How has the job changed for Ben?', ['s2:3']),
+];
+const otherItems = Array.from({ length: 30 }, (_, i) => qa(`o${i}`, `Which puppy${i} toy?`, [i % 2 ? 's3:2' : 's3:3']));
+
 describe('mined and fitted moves', () => {
-  // Training questions say "job"; their evidence says "work" and "shifts".
-  const items = [
-    qa('t1', 'What job does Ben do on weekends?', ['s2:2']),
-    qa('t2', 'When do the job hours begin for Ana?', ['s1:3']),
-    qa('t3', 'How has the job changed for Ben?', ['s2:3']),
-  ];
+  const items = [...jobItems, ...otherItems];
 
   it('mines a bridge from a question term to the evidence words that answer it', () => {
     const bridges = mineBridges(trainingView(items));
     expect(bridges.job).toEqual(expect.arrayContaining(['shifts']));
-    expect(mineBridges(trainingView(items.slice(0, 1)))).toEqual({});
+    // Seen once, it is no bridge; asked in every question, "job" is a template word.
+    expect(mineBridges(trainingView([jobItems[0]!, ...otherItems]))).toEqual({});
+    expect(mineBridges(trainingView(jobItems)).job).toBeUndefined();
   });
 
   it('fits ranking weights that lift evidence the parent ranked low, and keeps the order when nothing helps', () => {
@@ -215,14 +220,11 @@ describe('mined and fitted moves', () => {
 
 describe('every case move on the seed', () => {
   it('applies, type-checks, compiles and runs in the sandbox, all moves composed', async () => {
-    const training = trainingView(
-      [
-        qa('t1', 'What job does Ben do on weekends?', ['s2:2']),
-        qa('t2', 'When do the job hours begin for Ana?', ['s1:3']),
-        qa('t3', 'How has the job changed for Ben?', ['s2:3']),
-      ],
-      { t1: ['s2:1', 's1:1', 's2:2'], t2: ['s1:1', 's2:1', 's1:3'], t3: ['s2:1', 's1:1', 's2:3'] },
-    );
+    const training = trainingView([...jobItems, ...otherItems], {
+      t1: ['s2:1', 's1:1', 's2:2'],
+      t2: ['s1:1', 's2:1', 's1:3'],
+      t3: ['s2:1', 's1:1', 's2:3'],
+    });
     let source = seed;
     for (const move of CASE_MOVES) {
       const names = declaredNames(source);

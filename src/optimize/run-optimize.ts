@@ -34,7 +34,7 @@ import {
 } from '../config/run-options.ts';
 import { createRunEvaluator } from './pool-evaluator.ts';
 import { addSpend, llmSpendEvent, recordedSpend, spendMeter, subSpend, ZERO_SPEND, type Spend, type SpendMeter } from './llm-spend.ts';
-import { createLlmProposer } from './proposers/llm-proposer.ts';
+import { createLlmProposer, proposerPromptVersion } from './proposers/llm-proposer.ts';
 import { createMutationProposer } from './proposers/offline-mutation.ts';
 import { createCaseDrivenProposer } from './proposers/case-driven-proposer.ts';
 import { createConfigMutationProposer } from './proposers/config-mutation.ts';
@@ -213,7 +213,8 @@ function createRun(dir: string, config: OptimizeConfig, objective: Objective, ll
           answerer: 'extractive-reader',
           judge: 'f1-threshold',
         },
-    promptVersions: {},
+    // The code-space LLM proposer's prompt, so a run says which prompt wrote its programs.
+    promptVersions: config.space === 'code' && llm?.hasRole('proposer') ? { proposer: proposerPromptVersion() } : {},
     rngSeed: config.rngSeed,
   });
 }

@@ -2,6 +2,7 @@ import { sha256 } from '../archive/program-id.ts';
 import { BudgetExceededError } from '../llm/errors.ts';
 import type { SourceRecord } from '../../sandbox/contract.ts';
 import { questionKey } from '../diagnose/diagnosis.ts';
+import type { QuestionTrace } from '../scoring/trace.ts';
 import type { Proposal, TrainingView } from './proposers/types.ts';
 import type { IterationPlan } from './search-iteration.ts';
 import type { SearchRun } from './search-run.ts';
@@ -57,16 +58,15 @@ function trainingView(run: SearchRun, parentId: string): TrainingView {
   const lookup = run.options.records;
   const byHistory = new Map<string, readonly SourceRecord[]>();
   if (typeof lookup !== 'function') for (const h of lookup) byHistory.set(h.id, h.records);
-  let ranked: Map<string, readonly string[]> | undefined;
+  let traces: Map<string, QuestionTrace> | undefined;
+  const traceOf = (history: string, question: string) => {
+    if (!traces) traces = new Map((run.trainEvaluations.get(parentId)?.traces ?? []).map((t) => [questionKey(t.history, t.question), t]));
+    return traces.get(questionKey(history, question));
+  };
   return {
     items,
     records: (history) => byHistory.get(history) ?? [],
-    ranked(history, question) {
-      if (!ranked) {
-        ranked = new Map();
-        for (const t of run.trainEvaluations.get(parentId)?.traces ?? []) ranked.set(questionKey(t.history, t.question), t.rankedRecords);
-      }
-      return ranked.get(questionKey(history, question));
-    },
+    ranked: (history, question) => traceOf(history, question)?.rankedRecords,
+    budgetDepth: (history, question) => traceOf(history, question)?.budgetRecords?.length,
   };
 }

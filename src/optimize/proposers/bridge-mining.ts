@@ -4,8 +4,9 @@ import type { TrainingView } from './types.ts';
 /**
  * Lexical bridges mined from the training split's question → evidence pairs: a question term that keeps being
  * answered by evidence using another word (asked "job", said "work") maps to that word. A bridge needs support
- * from several training questions and a stable association (the evidence word follows the question term in a good
- * share of the questions that use it), so a one-off co-occurrence is not a bridge. Keys are stems (what
+ * from several training questions and a specific association: the evidence word follows the question term in a good
+ * share of the questions that use it, several times more often than it occurs in evidence at large (lift), and
+ * neither side is a word of nearly every question or record (question templates, "photo", "love"). Keys are stems (what
  * `tools.text.terms` gives the design); values are surface words, which the design's index stems itself.
  */
 
@@ -14,6 +15,12 @@ export interface BridgeOptions {
   minSupport?: number;
   /** Share of the questions using the term whose evidence holds the word (default 0.3). */
   minShare?: number;
+  /** How many times more often than in evidence at large the word must follow the term (default 3). */
+  minLift?: number;
+  /** A question term in more than this share of the training questions is a template word (default 0.1). */
+  maxQuestionShare?: number;
+  /** An evidence word in more than this share of the history's records is too common to bridge to (default 0.02). */
+  maxRecordShare?: number;
   /** Words per term (default 3) and terms in the table (default 150). */
   perTerm?: number;
   maxTerms?: number;
@@ -24,6 +31,13 @@ export function mineBridges(training: TrainingView, options: BridgeOptions = {})
   const minShare = options.minShare ?? 0.3;
   const perTerm = options.perTerm ?? 3;
   const maxTerms = options.maxTerms ?? 150;
+  const minLift = options.minLift ?? 3;
+  const maxQuestionShare = options.maxQuestionShare ?? 0.1;
+  const maxRecordShare = options.maxRecordShare ?? 0.02;
+  // In how many training questions' evidence each word occurs (the base rate the lift compares against).
+  const evidenceDf = new Map<string, number>();
+  let pairs = 0;
+  const common = new Set<string>();
   const df = new Map<string, number>();
   const co = new Map<string, Map<string, number>>();
   // Most frequent surface word of each evidence stem: the design's index stems it back to the same term.
@@ -63,12 +77,15 @@ export function mineBridges(training: TrainingView, options: BridgeOptions = {})
       if (isStopword(w) || /^\d+$/.test(w) || w.length < 3) continue;
       const t = stem(w);
       if (q.has(t)) continue;
+      if ((hdf.get(t) ?? 0) > Math.max(3, maxRecordShare * n)) common.add(t);
       ev.add(t);
       const s = surface.get(t) ?? new Map<string, number>();
       s.set(w, (s.get(w) ?? 0) + 1);
       surface.set(t, s);
       rarity.set(t, Math.max(rarity.get(t) ?? 0, Math.log(1 + n / (1 + (hdf.get(t) ?? 0)))));
     }
+    pairs++;
+    for (const b of ev) evidenceDf.set(b, (evidenceDf.get(b) ?? 0) + 1);
     for (const a of q) {
       df.set(a, (df.get(a) ?? 0) + 1);
       const row = co.get(a) ?? new Map<string, number>();
@@ -79,9 +96,10 @@ export function mineBridges(training: TrainingView, options: BridgeOptions = {})
   const scored: Array<{ term: string; words: Array<{ word: string; score: number }> }> = [];
   for (const [a, row] of co) {
     const n = df.get(a) ?? 0;
-    if (n < minSupport) continue;
+    if (n < minSupport || n > maxQuestionShare * pairs) continue;
     const words = [...row]
-      .filter(([, c]) => c >= minSupport && c / n >= minShare)
+      .filter(([b, c]) => !common.has(b) && c >= minSupport && c / n >= minShare)
+      .filter(([b, c]) => c / n >= minLift * ((evidenceDf.get(b) ?? 0) / Math.max(1, pairs)))
       .map(([b, c]) => ({ word: b, score: (c / n) * (rarity.get(b) ?? 0) }))
       .filter((w) => w.score > 0)
       .sort((x, y) => y.score - x.score || (x.word < y.word ? -1 : 1))

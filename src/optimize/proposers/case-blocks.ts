@@ -197,7 +197,9 @@ export const LEARNED_RANK = `function learnedRank(q: Question, hits: Hit[], memo
   const leading = new Set(hits.slice(0, 10).map((h) => position.get(h.unit) ?? -1));
   const byId = new Map(memory.units.map((u) => [u.id, u]));
   const w = LTR_WEIGHTS;
-  return hits
+  // Only the first LTR_DEPTH candidates are reranked: the weights were fitted on rankings that deep.
+  const head = hits
+    .slice(0, LTR_DEPTH)
     .map((h, i) => {
       const u = byId.get(h.unit);
       if (!u) return { unit: h.unit, score: -1 };
@@ -213,12 +215,14 @@ export const LEARNED_RANK = `function learnedRank(q: Question, hits: Hit[], memo
       return { unit: h.unit, score: f.reduce((s, x, k) => s + x * (w[k] ?? 0), 0) };
     })
     .sort((a, b) => b.score - a.score);
+  return [...head, ...hits.slice(LTR_DEPTH)];
 }`;
 
 /** The fitted ranking weights as add-helper code. */
-export function rankWeights(weights: readonly number[]): string {
+export function rankWeights(weights: readonly number[], depth: number): string {
   return (
     `/** Weights of ${RANK_FEATURES.join(', ')} (fitted on the training split by the host). */\n` +
-    `const LTR_WEIGHTS = [${weights.join(', ')}];`
+    `const LTR_WEIGHTS = [${weights.join(', ')}];\n` +
+    `/** Candidates reranked (as deep as the rankings the weights were fitted on). */\nconst LTR_DEPTH = ${depth};`
   );
 }

@@ -18,7 +18,7 @@ import {
 } from './case-blocks.ts';
 import { MUTATION_OPERATORS, type OperatorTarget } from './mutation-catalog.ts';
 import { createMutationProposer, declaredNames } from './offline-mutation.ts';
-import { fitRanking, rankingExamples } from './rank-fitting.ts';
+import { RANK_DEPTH, fitRanking, rankingExamples } from './rank-fitting.ts';
 import type { Proposal, ProposalContext, Proposer, TrainingView } from './types.ts';
 
 /** What a move is given to write its edits. */
@@ -44,7 +44,7 @@ interface CaseMove {
 
 /** Below this priority a move is not called for by the cases (the catalog fallback explores instead). */
 const MIN_PRIORITY = 0.1;
-/** A fitted ranking must raise the training objective (mean R@5/10/20) by at least this much to be proposed. */
+/** A fitted ranking must raise the training objective (mean of R@10 and budget recall) by at least this much to be proposed. */
 const MIN_RANK_GAIN = 0.005;
 
 const slot = (name: string, code: string, constants?: string) => (input: MoveInput) => ({
@@ -135,12 +135,12 @@ export const CASE_MOVES: readonly CaseMove[] = [
       return {
         edits: [
           ...casePipeline(input.has),
-          { op: 'add-helper', code: rankWeights(fit.weights) },
+          { op: 'add-helper', code: rankWeights(fit.weights, RANK_DEPTH) },
           { op: 'replace-function', name: 'learnedRank', code: LEARNED_RANK },
         ],
         detail:
           `weights [${fit.weights.join(', ')}] fitted on ${fit.examples} training questions, ` +
-          `training R@5/10/20 ${fit.before.toFixed(3)} → ${fit.after.toFixed(3)}`,
+          `training (R@10 + budget recall)/2 ${fit.before.toFixed(3)} → ${fit.after.toFixed(3)}`,
       };
     },
   },

@@ -10,7 +10,7 @@ import type { TrainingView } from './types.ts';
  * host. For each training question the candidates are the parent's own ranking (its training evaluation), and each
  * gets the features the design computes — its incoming rank, its session's BM25 score, query coverage, a named
  * speaker, a met date cue, a neighbour among the first hits — computed here the way the design computes them. The
- * weights maximise the mean of R@5, R@10 and R@20 of the gold evidence by coordinate ascent from the parent's order
+ * weights maximise the mean of R@10 and recall within the budget depth of the gold evidence by coordinate ascent from the parent's order
  * (rank weight 1, the rest 0), so they only move when the training split says so. Validation then judges the result.
  */
 
@@ -20,10 +20,15 @@ export interface RankingExample {
   gold: boolean[];
   /** Evidence records of the question (also those the parent never ranked: they bound what reranking can reach). */
   goldCount: number;
+  /** Ranked records that fit the context budget (what the search's fitness, context recall, reads). */
+  budget: number;
 }
 
+/** Depth read as the budget when the parent's budget depth is unknown. */
+const DEFAULT_BUDGET = 20;
+
 /** Candidates per question, as the design sees them at most (its TOP_K default). */
-const CANDIDATES = 50;
+export const RANK_DEPTH = 50;
 const GRID = [0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 3];
 const PASSES = 3;
 
@@ -67,7 +72,7 @@ export function rankingExamples(training: TrainingView): RankingExample[] {
   };
   const out: RankingExample[] = [];
   for (const item of training.items) {
-    const ranked = training.ranked(item.history, item.id)?.slice(0, CANDIDATES);
+    const ranked = training.ranked(item.history, item.id)?.slice(0, RANK_DEPTH);
     const goldSet = new Set(item.evidence.map((e) => e.record));
     if (!ranked || ranked.length === 0 || goldSet.size === 0) continue;
     const h = historyOf(item.history);
@@ -97,12 +102,16 @@ export function rankingExamples(training: TrainingView): RankingExample[] {
         near,
       ];
     });
-    out.push({ features, gold: ranked.map((id) => goldSet.has(id)), goldCount: goldSet.size });
+    const budget = training.budgetDepth?.(item.history, item.id) ?? DEFAULT_BUDGET;
+    out.push({ features, gold: ranked.map((id) => goldSet.has(id)), goldCount: goldSet.size, budget: Math.max(1, budget) });
   }
   return out;
 }
 
-/** Mean of R@5, R@10 and R@20 over the examples under the weights. */
+/**
+ * Mean over the examples of R@10 (what the official tables report) and recall within the parent's budget depth (what
+ * the search's context-recall fitness reads) under the weights.
+ */
 export function rankingObjective(examples: readonly RankingExample[], weights: readonly number[]): number {
   if (examples.length === 0) return 0;
   let sum = 0;
@@ -111,8 +120,8 @@ export function rankingObjective(examples: readonly RankingExample[], weights: r
       .map((f, i) => ({ i, s: f.reduce((a, x, k) => a + x * (weights[k] ?? 0), 0) }))
       .sort((a, b) => b.s - a.s || a.i - b.i);
     let r = 0;
-    for (const k of [5, 10, 20]) r += order.slice(0, k).filter((o) => ex.gold[o.i]).length / ex.goldCount;
-    sum += r / 3;
+    for (const k of [10, ex.budget]) r += order.slice(0, k).filter((o) => ex.gold[o.i]).length / ex.goldCount;
+    sum += r / 2;
   }
   return sum / examples.length;
 }

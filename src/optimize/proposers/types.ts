@@ -33,6 +33,8 @@ export interface TrainingView {
   records(history: string): readonly SourceRecord[];
   /** The parent's ranked record ids for a training question (its training evaluation), when known. */
   ranked(history: string, question: string): readonly string[] | undefined;
+  /** How many of those ranked records fit the parent's context budget for that question, when known. */
+  budgetDepth?(history: string, question: string): number | undefined;
 }
 
 /** What a proposer sees for one proposal. */
