@@ -56,10 +56,13 @@ const qa = (id: string, question: string, evidence: string[], split: QAItem['spl
   split,
 });
 
-/** A training view over the invented history with the given items and the parent's rankings. */
+/** A training view over the invented history with the given items and the parent's rankings (3 records fit its budget). */
 function trainingView(items: QAItem[], ranked: Record<string, string[]> = {}): TrainingView {
-  return { items, records: (h) => (h === 'h' ? records : []), ranked: (_h, q) => ranked[q] };
+  return { items, records: (h) => (h === 'h' ? records : []), ranked: (_h, q) => ranked[q], budgetDepth: () => 3 };
 }
+
+/** The parent ranks the evidence s1:3 18th, below records of other sessions and ids it shares no word with. */
+const lowRanked = ['s3:2', 's3:3', 's1:1', 's1:2', 's2:1', 's2:3', 's2:2', ...Array.from({ length: 10 }, (_, i) => `x${i}`), 's1:3'];
 
 /** A failure case built from record ids: the missing evidence, what was ranked instead, and the evidence's rank. */
 function failure(question: string, text: string, evidence: string[], instead: string[], rank: number | null = 30): FailureCase {
@@ -188,8 +191,8 @@ describe('mined and fitted moves', () => {
   });
 
   it('fits ranking weights that lift evidence the parent ranked low, and keeps the order when nothing helps', () => {
-    // The parent ranks the evidence last; it is the only candidate that covers the question's terms.
-    const ranked = { r1: ['s3:2', 's3:3', 's1:1', 's1:2', 's2:1', 's2:3', 's2:2', 's1:3'] };
+    // The evidence is the only candidate that covers the question's terms.
+    const ranked = { r1: lowRanked };
     const view = trainingView([qa('r1', 'Ana bakery shifts kneading dough', ['s1:3'])], ranked);
     const examples = rankingExamples(view);
     expect(examples).toHaveLength(1);
@@ -204,9 +207,9 @@ describe('mined and fitted moves', () => {
   });
 
   it('proposes the fitted ranking with its weights written into the design', async () => {
-    const ranked = { r1: ['s3:2', 's3:3', 's1:1', 's1:2', 's2:1', 's2:3', 's2:2', 's1:3'] };
+    const ranked = { r1: lowRanked };
     const view = trainingView([qa('r1', 'Ana bakery shifts kneading dough', ['s1:3'])], ranked);
-    const nearMiss = [failure('c1', 'Ana bakery shifts kneading dough', ['s1:3'], ['s3:2', 's3:3'], 8)];
+    const nearMiss = [failure('c1', 'Ana bakery shifts kneading dough', ['s1:3'], ['s3:2', 's3:3'], 18)];
     const p = await createCaseDrivenProposer({ moves: CASE_MOVES.filter((m) => m.name === 'learned-rank') }).propose(
       context(nearMiss, view),
     );
