@@ -100,11 +100,15 @@ function majority<T>(items: readonly T[], test: (t: T) => boolean): boolean {
   return items.length > 0 && items.filter(test).length * 2 >= items.length;
 }
 
-/** Reads one case; null when nothing is missing (an answering failure has no lost evidence to explain). */
-export function analyseCase(c: FailureCase, position?: RecordPosition): CaseWhy | null {
+/**
+ * Reads one case; null when nothing is missing (an answering failure has no lost evidence to explain). `frame`
+ * holds question words too common among the cases to say what a question is about ("talk", "mention", a month):
+ * they are left out of the overlap, so a templated question is not a lexical gap merely for its template.
+ */
+export function analyseCase(c: FailureCase, position?: RecordPosition, frame: ReadonlySet<string> = new Set()): CaseWhy | null {
   const missing = c.evidence.filter((e) => !e.delivered);
   if (missing.length === 0) return null;
-  const q = new Set(terms(c.text));
+  const q = new Set(terms(c.text).filter((t) => !frame.has(t)));
   const overlapOf = (text: string): number => {
     if (q.size === 0) return 0;
     const ev = new Set(terms(text));
@@ -148,12 +152,26 @@ export function analyseCase(c: FailureCase, position?: RecordPosition): CaseWhy 
 
 /** Aggregates the cases into the parent's failure profile. */
 export function failureProfile(cases: readonly FailureCase[], position?: RecordPosition): FailureProfile {
-  const whys = cases.map((c) => analyseCase(c, position)).filter((w): w is CaseWhy => w !== null);
+  const frame = frameTerms(cases);
+  const whys = cases.map((c) => analyseCase(c, position, frame)).filter((w): w is CaseWhy => w !== null);
   const shares = Object.fromEntries(CASE_SIGNALS.map((s) => [s, 0])) as Record<CaseSignal, number>;
   for (const w of whys) for (const s of w.signals) shares[s] += 1;
   if (whys.length) for (const s of CASE_SIGNALS) shares[s] /= whys.length;
   const meanOverlap = whys.length ? whys.reduce((a, w) => a + w.overlap, 0) / whys.length : 0;
   return { cases: whys.length, shares, meanOverlap, whys };
+}
+
+/** Below this many cases no word counts as frame (a handful of questions cannot show a template). */
+const FRAME_MIN_CASES = 8;
+/** A term in at least this share of the cases' questions is frame, not topic. */
+const FRAME_SHARE = 0.25;
+
+/** Question terms shared by many of the cases' questions (template and frame words, not what is asked about). */
+export function frameTerms(cases: readonly FailureCase[]): Set<string> {
+  if (cases.length < FRAME_MIN_CASES) return new Set();
+  const df = new Map<string, number>();
+  for (const c of cases) for (const t of new Set(terms(c.text))) df.set(t, (df.get(t) ?? 0) + 1);
+  return new Set([...df].filter(([, n]) => n >= FRAME_SHARE * cases.length).map(([t]) => t));
 }
 
 /** One line per signal present, most frequent first: "speaker 60%, time 40%…" (for rationales and prompts). */

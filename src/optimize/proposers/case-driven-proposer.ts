@@ -44,6 +44,8 @@ interface CaseMove {
 
 /** Below this priority a move is not called for by the cases (the catalog fallback explores instead). */
 const MIN_PRIORITY = 0.1;
+/** Priority kept per earlier rejection of the same move in the run. */
+const REJECTION_DISCOUNT = 0.5;
 /** A fitted ranking must raise the training objective (mean of R@10 and budget recall) by at least this much to be proposed. */
 const MIN_RANK_GAIN = 0.005;
 
@@ -183,7 +185,14 @@ export function createCaseDrivenProposer(options: { moves?: readonly CaseMove[] 
       const position = ctx.training ? positionsOf((h) => ctx.training!.records(h)) : undefined;
       const profile = failureProfile(ctx.failures, position);
       const input: MoveInput = { has: (n) => names.has(n), markers: (m) => source.includes(m), training: ctx.training };
-      for (const { move, priority } of rankMoves(profile, moves)) {
+      // A move the validation split keeps rejecting (on other parents) loses priority each time: the cases call for
+      // it, but what it writes does not help this history.
+      const rejected = new Map<string, number>();
+      for (const r of ctx.revisions) if (r.operator && !r.accepted) rejected.set(r.operator, (rejected.get(r.operator) ?? 0) + 1);
+      const ranked = rankMoves(profile, moves)
+        .map((m) => ({ ...m, priority: m.priority * REJECTION_DISCOUNT ** (rejected.get(m.move.name) ?? 0) }))
+        .sort((a, b) => b.priority - a.priority || (a.move.name < b.move.name ? -1 : 1));
+      for (const { move, priority } of ranked) {
         if (tried.has(move.name) || source.includes(move.marker) || !move.requires.every((n) => names.has(n))) continue;
         const built = move.build(input);
         if (!built) continue;
