@@ -164,7 +164,7 @@ export const RANK_FEATURES = ['rank', 'session', 'coverage', 'speaker', 'date', 
 export const LEARNED_RANK = `function learnedRank(q: Question, hits: Hit[], memory: Memory, tools: Tools): Hit[] {
   // @block rank:learned — a linear ranking of features the design computes, with weights fitted on the training
   // split by the host (LTR_WEIGHTS, in the order: incoming rank, session score, query coverage, speaker named,
-  // date cue met, neighbour among the first hits).
+  // date cue met, best incoming rank of a thread neighbour).
   if (hits.length === 0) return hits;
   const state = (memory.state ?? {}) as { ltrSessions?: Bm25Index; ltrThread?: Record<string, string> };
   if (!state.ltrSessions || !state.ltrThread) {
@@ -194,7 +194,8 @@ export const LEARNED_RANK = `function learnedRank(q: Question, hits: Hit[], memo
     cues = [];
   }
   const position = new Map(memory.units.map((u, i) => [u.id, i]));
-  const leading = new Set(hits.slice(0, 10).map((h) => position.get(h.unit) ?? -1));
+  // Rank discount of each candidate by its position in memory, for the neighbour feature.
+  const discountAt = new Map(hits.slice(0, LTR_DEPTH).map((h, i) => [position.get(h.unit) ?? -1, 1 / Math.log2(i + 2)]));
   const byId = new Map(memory.units.map((u) => [u.id, u]));
   const w = LTR_WEIGHTS;
   // Only the first LTR_DEPTH candidates are reranked: the weights were fitted on rankings that deep.
@@ -210,7 +211,10 @@ export const LEARNED_RANK = `function learnedRank(q: Question, hits: Hit[], memo
       const date = u.time && cues.some((c) => u.time!.startsWith(c)) ? 1 : 0;
       const p = position.get(u.id) ?? -9;
       const thread = threadOf[u.id];
-      const near = [p - 1, p + 1].some((j) => leading.has(j) && threadOf[memory.units[j]?.id ?? ''] === thread) ? 1 : 0;
+      let near = 0;
+      for (const j of [p - 1, p + 1]) {
+        if (threadOf[memory.units[j]?.id ?? ''] === thread) near = Math.max(near, discountAt.get(j) ?? 0);
+      }
       const f = [1 / Math.log2(i + 2), sessionScore.get(thread ?? '') ?? 0, coverage, speaker, date, near];
       return { unit: h.unit, score: f.reduce((s, x, k) => s + x * (w[k] ?? 0), 0) };
     })

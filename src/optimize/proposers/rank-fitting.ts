@@ -9,7 +9,7 @@ import type { TrainingView } from './types.ts';
  * Fits the weights of the design's learned ranking (`learnedRank` in case-blocks.ts) on the training split, on the
  * host. For each training question the candidates are the parent's own ranking (its training evaluation), and each
  * gets the features the design computes — its incoming rank, its session's BM25 score, query coverage, a named
- * speaker, a met date cue, a neighbour among the first hits — computed here the way the design computes them. The
+ * speaker, a met date cue, the best rank of a thread neighbour — computed here the way the design computes them. The
  * weights maximise the mean of R@10 and recall within the budget depth of the gold evidence by coordinate ascent from the parent's order
  * (rank weight 1, the rest 0), so they only move when the training split says so. Validation then judges the result.
  */
@@ -83,7 +83,7 @@ export function rankingExamples(training: TrainingView): RankingExample[] {
     const qTerms = new Set(terms(item.question));
     const words = new Set(tokenize(item.question));
     const cues = timeCues(item.question, item.date);
-    const leading = new Set(ranked.slice(0, 10).map((id) => h.position.get(id) ?? -1));
+    const discountAt = new Map(ranked.map((id, i) => [h.position.get(id) ?? -1, 1 / Math.log2(i + 2)]));
     const features = ranked.map((id, i) => {
       const r = h.byId.get(id);
       if (!r) return [1 / Math.log2(i + 2), 0, 0, 0, 0, 0];
@@ -92,7 +92,8 @@ export function rankingExamples(training: TrainingView): RankingExample[] {
       const first = tokenize(r.speaker ?? '')[0];
       const p = h.position.get(id) ?? -9;
       const thread = r.thread ?? r.id;
-      const near = [p - 1, p + 1].some((j) => leading.has(j) && (records[j]?.thread ?? records[j]?.id) === thread) ? 1 : 0;
+      let near = 0;
+      for (const j of [p - 1, p + 1]) if ((records[j]?.thread ?? records[j]?.id) === thread) near = Math.max(near, discountAt.get(j) ?? 0);
       return [
         1 / Math.log2(i + 2),
         sessionScore.get(thread) ?? 0,
