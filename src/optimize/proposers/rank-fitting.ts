@@ -114,17 +114,24 @@ export function rankingExamples(training: TrainingView): RankingExample[] {
  * the search's context-recall fitness reads) under the weights.
  */
 export function rankingObjective(examples: readonly RankingExample[], weights: readonly number[]): number {
-  if (examples.length === 0) return 0;
-  let sum = 0;
+  const r = rankingRecalls(examples, weights);
+  return (r.r10 + r.budget) / 2;
+}
+
+/** Mean R@10 and mean recall within the budget depth under the weights. */
+export function rankingRecalls(examples: readonly RankingExample[], weights: readonly number[]): { r10: number; budget: number } {
+  if (examples.length === 0) return { r10: 0, budget: 0 };
+  let r10 = 0;
+  let budget = 0;
   for (const ex of examples) {
     const order = ex.features
       .map((f, i) => ({ i, s: f.reduce((a, x, k) => a + x * (weights[k] ?? 0), 0) }))
       .sort((a, b) => b.s - a.s || a.i - b.i);
-    let r = 0;
-    for (const k of [10, ex.budget]) r += order.slice(0, k).filter((o) => ex.gold[o.i]).length / ex.goldCount;
-    sum += r / 2;
+    const recall = (k: number) => order.slice(0, k).filter((o) => ex.gold[o.i]).length / ex.goldCount;
+    r10 += recall(10);
+    budget += recall(ex.budget);
   }
-  return sum / examples.length;
+  return { r10: r10 / examples.length, budget: budget / examples.length };
 }
 
 /** What fitting found: the weights, and the training objective before (parent's order) and after. */
@@ -137,11 +144,14 @@ export interface RankFit {
 
 /**
  * Coordinate ascent over a fixed grid, starting from `start` (default: the parent's order). A weight moves only on a
- * strict improvement, so with nothing to learn the fit returns the start.
+ * strict improvement, so with nothing to learn the fit returns the start; and never at the cost of recall within
+ * the budget depth on the training split (the search's context-recall fitness reads that, and it is near its ceiling
+ * on generated questions, so a ranking that trades it for R@10 would be rejected however much R@10 it gains).
  */
 export function fitRanking(examples: readonly RankingExample[], start?: readonly number[]): RankFit {
   const weights = start ? [...start] : RANK_FEATURES.map((_, k) => (k === 0 ? 1 : 0));
   const before = rankingObjective(examples, weights);
+  const floor = rankingRecalls(examples, weights).budget - 1e-9;
   let best = before;
   for (let pass = 0; pass < PASSES; pass++) {
     let moved = false;
@@ -150,8 +160,9 @@ export function fitRanking(examples: readonly RankingExample[], start?: readonly
         if (v === weights[k]) continue;
         const trial = [...weights];
         trial[k] = v;
-        const score = rankingObjective(examples, trial);
-        if (score > best + 1e-9) {
+        const r = rankingRecalls(examples, trial);
+        const score = (r.r10 + r.budget) / 2;
+        if (score > best + 1e-9 && r.budget >= floor) {
           best = score;
           weights[k] = v;
           moved = true;
