@@ -16,6 +16,7 @@ import { createSandbox } from '../src/isolate/sandbox-runner.ts';
 import { mineBridges } from '../src/optimize/proposers/bridge-mining.ts';
 import { analyseCase, failureProfile } from '../src/optimize/proposers/case-analysis.ts';
 import { CASE_MOVES, createCaseDrivenProposer } from '../src/optimize/proposers/case-driven-proposer.ts';
+import { CONSTANT_RANGES } from '../src/optimize/proposers/mutation-catalog.ts';
 import { declaredNames } from '../src/optimize/proposers/offline-mutation.ts';
 import { fitRanking, rankingExamples, rankingObjective } from '../src/optimize/proposers/rank-fitting.ts';
 import type { ProposalContext, TrainingView } from '../src/optimize/proposers/types.ts';
@@ -218,6 +219,19 @@ describe('mined and fitted moves', () => {
     expect(r.ok).toBe(true);
     if (r.ok) expect(r.source).toMatch(/const LTR_WEIGHTS = \[1, [\d.]+, [\d.]+/);
     expect(p!.rationale).toMatch(/fitted on 1 training questions/);
+  });
+});
+
+describe('constants the case moves introduce', () => {
+  it('each has a tweak range, so a tweak stays within sense (no negative weight)', () => {
+    const introduced = new Set<string>();
+    for (const move of CASE_MOVES) {
+      const built = move.build({ has: () => false, markers: () => false, training: trainingView([...jobItems, ...otherItems]) });
+      for (const e of built?.edits ?? [])
+        if (e.op === 'add-helper') for (const m of e.code.matchAll(/^const ([A-Z][A-Z0-9_]*) = -?\d/gm)) introduced.add(m[1]!);
+    }
+    expect([...introduced].sort()).toEqual(expect.arrayContaining(['BRIDGE_TERMS', 'DATE_WEIGHT', 'DIVERSITY', 'SPEAKER_WEIGHT']));
+    for (const name of introduced) expect(CONSTANT_RANGES[name], name).toBeDefined();
   });
 });
 
