@@ -68,11 +68,11 @@ describe('option tables', () => {
       compareOptionsFromFlags(parseOptions(COMPARE_OPTIONS, { history: 'h', supervision: 's' }), '/tmp/x'),
     );
     expect(c.contextBudget).toBe(DEFAULT_CONTEXT_BUDGET);
-    expect(c).toMatchObject({ moves: 'catalog', select: 'greedy' });
+    expect(c).toMatchObject({ moves: 'case-driven', select: 'greedy' });
     // Structural search and the diversity strategy are chosen by flags, on optimize and on compare.
     const s = parseOptions(OPTIMIZE_OPTIONS, { history: 'h', supervision: 's', moves: 'mixed', select: 'map-elites:4:0.02' });
     expect(OptimizeConfigSchema.parse(configFromFlags(s))).toMatchObject({ moves: 'mixed', select: 'map-elites:4:0.02' });
-    expect(OptimizeConfigSchema.parse(configFromFlags(o))).toMatchObject({ moves: 'catalog', structuralShare: 0.5 });
+    expect(OptimizeConfigSchema.parse(configFromFlags(o))).toMatchObject({ moves: 'case-driven', structuralShare: 0.5 });
     const share = parseOptions(OPTIMIZE_OPTIONS, { history: 'h', supervision: 's', moves: 'mixed', structuralShare: '0.25' });
     expect(OptimizeConfigSchema.parse(configFromFlags(share)).structuralShare).toBe(0.25);
     expect(() => parseOptions(OPTIMIZE_OPTIONS, { structuralShare: '2' })).toThrow(/--structural-share "2"/);

@@ -83,6 +83,24 @@ describe('sampleFailures', () => {
     expect(a!.evidence[0]).toMatchObject({ excerpt: records[0]!.text, time: '2023-05-08T13:56:00Z', delivered: true });
     expect(a!.answer).toBe('a sunset');
   });
+
+  it('lists what was ranked above the missing evidence instead, with its session, speaker and time', () => {
+    const hist = [
+      { id: 'h1', records: [...records, { id: 'x0', kind: 'turn' as const, text: 'A distractor.', speaker: 'Ben', thread: 's9' }] },
+    ];
+    const [c] = sampleFailures(d, items, traces, hist, { perCategory: 1, seed: 3, categories: ['retrieval'], insteadCount: 3 });
+    // r2 is ranked 16th: the three best-ranked records above it, none of them evidence.
+    expect(c!.instead.map((i) => [i.record, i.rank])).toEqual([
+      ['x0', 1],
+      ['x1', 2],
+      ['x2', 3],
+    ]);
+    expect(c!.instead[0]).toMatchObject({ excerpt: 'A distractor.', speaker: 'Ben', thread: 's9' });
+    expect(c!.instead[1]!.excerpt).toBe('(record not found in the history)');
+    // Evidence delivered (an answering failure): nothing was ranked instead of a missing record, so the top is listed.
+    const [a] = sampleFailures(d, items, traces, hist, { perCategory: 1, seed: 3, categories: ['answering'] });
+    expect(a!.instead.map((i) => i.record)).not.toContain('r1');
+  });
 });
 
 describe('sampleRandomFailures', () => {

@@ -65,6 +65,7 @@ describe('the LLM proposer through runOptimize', () => {
     const manifest = openArchive(report.dir).manifest;
     expect(manifest.models).toEqual({ proposer: PROPOSER_MODEL, answerer: 'offline', judge: 'offline' });
     expect(manifest.config).toMatchObject({ offline: false, objective: 'evidence' });
+    expect(manifest.promptVersions).toEqual({ proposer: 'proposer@3' });
   });
 
   it('sends exactly the proposer calls, with the proposer model, showing the design and its diagnosis', () => {
@@ -74,6 +75,12 @@ describe('the LLM proposer through runOptimize', () => {
     const text = (i: number) => (calls[i]!.body.messages as Array<{ content: string }>).map((m) => m.content).join('\n');
     expect(text(0)).toContain('const TOP_K = 50;');
     expect(text(0)).toMatch(/retrieval/);
+    // The richer case view: the profile of why evidence was lost, and per case what ranked instead and why.
+    expect(text(0)).toMatch(/Why the evidence was lost \(profile of the failure cases\): \d+ cases with missing evidence: /);
+    expect(text(0)).toMatch(/"instead":\[\{"record":/);
+    expect(text(0)).toMatch(/"why":\["/);
+    // Storage failures are described by what the host reads in unit text, with no invitation to declare sources.
+    expect(text(0)).not.toMatch(/ids in `sources`/);
     expect(text(0)).not.toContain('E_EDIT_UNKNOWN_NAME');
   });
 

@@ -65,10 +65,10 @@ describe('runOptimize offline from seeds/base-bm25.ts', () => {
     expect(run.splits.val.length).toBeGreaterThan(LIMIT / 2);
     // Evidence objective: fitness is the context recall of the generated evidence.
     expect(report.best.val.contextRecall).toBeCloseTo(report.best.val.fitness, 10);
-    // Improvements come from the catalog's operators, and the best design differs from the seed.
+    // Improvements come from the default offline proposer's moves, and the best design differs from the seed.
     const accepted = report.trajectory.filter((t) => t.accepted);
     expect(accepted.length).toBe(report.accepted);
-    for (const t of accepted) expect(t.proposer).toMatch(/^offline-mutation:/);
+    for (const t of accepted) expect(t.proposer).toMatch(/^case-driven:/);
     expect(report.diff).toMatch(/^\+[^+]/m);
     // One iteration line per iteration, and the last one reports the best.
     const iterations = events.filter((e): e is Extract<SearchEvent, { type: 'iteration' }> => e.type === 'iteration');
@@ -102,7 +102,7 @@ describe('runOptimize offline from seeds/base-bm25.ts', () => {
     expect(state.iterationsDone).toBe(4);
     expect(archive.source(report.seed.id)).toBe(seedSource);
     expect(archive.manifest.config).toMatchObject({ iterations: 4, offline: true, limit: LIMIT, objective: 'evidence' });
-    expect(archive.manifest.models.proposer).toBe('offline-mutation');
+    expect(archive.manifest.models.proposer).toBe('case-driven');
 
     const byId = new Map(state.programs.map((p) => [p.id, p]));
     for (const p of state.programs) {

@@ -16,7 +16,7 @@ import {
   type CandidateEvaluator,
   type QuestionSplit,
 } from '../src/optimize/candidate-evaluator.ts';
-import type { Proposal, Proposer } from '../src/optimize/proposers/types.ts';
+import type { Proposal, ProposalContext, Proposer } from '../src/optimize/proposers/types.ts';
 import { runSearch, type SearchResult } from '../src/optimize/search-loop.ts';
 import { acceptanceFromSpec, maxIterations, parentSelectorFromSpec } from '../src/optimize/strategies/index.ts';
 import { summarize } from '../src/scoring/summary.ts';
@@ -70,11 +70,15 @@ const fakeCompile = async (source: string): Promise<CompileResult> => ({
   cached: false,
 });
 
-function raisingTopK(): Proposer {
+/** Raises TOP_K by 10 per proposal, and keeps the splits of the training view each proposal was given. */
+function raisingTopK(): Proposer & { trainingSplits: Array<string[] | undefined> } {
   let value = 50;
+  const trainingSplits: Array<string[] | undefined> = [];
   return {
     name: 'scripted',
-    async propose(): Promise<Proposal> {
+    trainingSplits,
+    async propose(ctx: ProposalContext): Promise<Proposal> {
+      trainingSplits.push(ctx.training?.items.map((i) => i.split ?? '?'));
       value += 10;
       return { edits: [{ op: 'set-constant', name: 'TOP_K', value }], rationale: `TOP_K ${value}`, target: 'retrieval' };
     },
@@ -85,10 +89,12 @@ describe('runSearch and the test split', () => {
   let dir: string;
   let spy: ReturnType<typeof spyEvaluator>;
   let result: SearchResult;
+  let proposer: ReturnType<typeof raisingTopK>;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'memsteer-test-split-'));
     spy = spyEvaluator();
+    proposer = raisingTopK();
     result = await runSearch({
       archive: createArchive(join(dir, 'run'), {
         config: {},
@@ -98,7 +104,7 @@ describe('runSearch and the test split', () => {
         rngSeed: 1,
       }),
       evaluator: spy,
-      proposer: raisingTopK(),
+      proposer,
       select: parentSelectorFromSpec('greedy'),
       accept: acceptanceFromSpec('better'),
       stop: maxIterations(3),
@@ -120,6 +126,11 @@ describe('runSearch and the test split', () => {
     expect(spy.asked.filter((s) => s === 'train')).toHaveLength(4);
     expect(spy.asked).not.toContain('test');
     expect(spy.testReads).toBe(0);
+  });
+
+  it('shows the proposer a training view of the training items only', () => {
+    expect(proposer.trainingSplits).toHaveLength(3);
+    for (const splits of proposer.trainingSplits) expect(splits).toEqual(['train', 'train']);
   });
 });
 

@@ -26,7 +26,7 @@ describe('memsteer start (what npm start runs)', () => {
     expect(io.stdout).toMatch(/│ seed i000-\w+ +│ official/);
     expect(existsSync(join(out, 'supervision.jsonl'))).toBe(true);
     const archive = openArchive(out);
-    expect(archive.manifest.models).toEqual({ proposer: 'offline-mutation', answerer: 'extractive-reader', judge: 'f1-threshold' });
+    expect(archive.manifest.models).toEqual({ proposer: 'case-driven', answerer: 'extractive-reader', judge: 'f1-threshold' });
     expect(archive.loadState().iterationsDone).toBe(3);
   });
 });

@@ -23,12 +23,13 @@ export const SearchSpace = z.enum(['code', 'config']);
 export type SearchSpace = z.infer<typeof SearchSpace>;
 
 /**
- * The offline code proposer's moves: the catalog of building blocks (offline mutation), structural search (AST
- * mutation of scoring code and crossover with archive inspirations), or a mix of the two.
+ * The offline code proposer's moves: case-driven (read the failure cases, mine and fit the training split), the
+ * catalog of building blocks (offline mutation), structural search (AST mutation of scoring code and crossover with
+ * archive inspirations), or a mix of case-driven and structural moves.
  */
-export const OfflineMoves = z.enum(['catalog', 'structural', 'mixed']);
+export const OfflineMoves = z.enum(['case-driven', 'catalog', 'structural', 'mixed']);
 export type OfflineMoves = z.infer<typeof OfflineMoves>;
-/** Share of the mixed proposer's draws that go to structural moves (the rest to the catalog). */
+/** Share of the mixed proposer's draws that go to structural moves (the rest to case-driven moves). */
 export const StructuralShare = z.number().min(0).max(1).default(0.5);
 
 /** The stage a failed question is attributed to by its gold evidence (and the stage an edit or operator aims at). */

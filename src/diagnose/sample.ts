@@ -11,6 +11,8 @@ export const FailureCaseSchema = z.object({
   history: z.string(),
   category: z.enum(FAILURE_CATEGORIES),
   text: z.string(),
+  /** The question's date (only history up to it may answer), when it has one. */
+  date: z.string().optional(),
   reference: z.string(),
   answer: z.string().nullable(),
   evidence: z.array(
@@ -20,12 +22,30 @@ export const FailureCaseSchema = z.object({
       excerpt: z.string(),
       time: z.string().optional(),
       speaker: z.string().optional(),
+      /** The record's thread (session, e-mail thread, document). */
+      thread: z.string().optional(),
       delivered: z.boolean(),
       recoverable: z.boolean(),
       /** 1-based rank among the ranked records, null when not ranked. */
       rank: z.number().int().positive().nullable(),
     }),
   ),
+  /**
+   * What was ranked above the best-ranked missing evidence instead (at most `insteadCount`, best first): so a
+   * proposer can tell whether the distractors come from other sessions, speakers or times than the evidence.
+   */
+  instead: z
+    .array(
+      z.object({
+        record: z.string(),
+        rank: z.number().int().positive(),
+        excerpt: z.string(),
+        time: z.string().optional(),
+        speaker: z.string().optional(),
+        thread: z.string().optional(),
+      }),
+    )
+    .default([]),
   /** Top ranked record ids (at most `topIds`). */
   ranked: z.array(z.string()),
   /** Top delivered record ids (at most `topIds`). */
@@ -78,6 +98,8 @@ export interface SampleOptions {
   topIds?: number;
   /** Excerpt length (default 300 characters). */
   excerptChars?: number;
+  /** Records listed as ranked instead of the missing evidence (default 5; their excerpts are cut to 160 characters). */
+  insteadCount?: number;
 }
 
 interface Inputs {
@@ -115,6 +137,7 @@ function caseBuilder({ items, traces, records }: Inputs, options: SampleOptions)
           : (ev.quote ?? '(record not found in the history)'),
         ...(rec?.time ? { time: rec.time } : {}),
         ...(rec?.speaker ? { speaker: rec.speaker } : {}),
+        ...(rec?.thread ? { thread: rec.thread } : {}),
         delivered: delivered.has(ev.record),
         recoverable: !unrecoverable.has(ev.record),
         rank: rankIdx >= 0 ? rankIdx + 1 : null,
@@ -125,7 +148,9 @@ function caseBuilder({ items, traces, records }: Inputs, options: SampleOptions)
       history: item.history,
       category: q.category,
       text: item.question,
+      ...(item.date ? { date: item.date } : {}),
       reference: item.answer,
+      instead: insteadOf(item, trace, evidence, lookup, options.insteadCount ?? 5),
       answer: trace.answer,
       evidence,
       ranked: trace.rankedRecords.slice(0, top),
@@ -135,6 +160,37 @@ function caseBuilder({ items, traces, records }: Inputs, options: SampleOptions)
       ...(trace.scores ? { f1: trace.scores.f1, contextRecall: trace.scores.contextRecall } : {}),
     });
   };
+}
+
+/**
+ * The records ranked above the best-ranked missing evidence (or the top of the ranking when the evidence was not
+ * ranked at all), evidence records excluded.
+ */
+function insteadOf(
+  item: QAItem,
+  trace: QuestionTrace,
+  evidence: FailureCase['evidence'],
+  lookup: (history: string, id: string) => SourceRecord | undefined,
+  count: number,
+): FailureCase['instead'] {
+  const gold = new Set(evidence.map((e) => e.record));
+  const missingRanks = evidence.filter((e) => !e.delivered && e.rank !== null).map((e) => e.rank!);
+  const upTo = missingRanks.length ? Math.min(...missingRanks) - 1 : trace.rankedRecords.length;
+  const out: FailureCase['instead'] = [];
+  for (let i = 0; i < upTo && out.length < count; i++) {
+    const id = trace.rankedRecords[i]!;
+    if (gold.has(id) || out.some((o) => o.record === id)) continue;
+    const rec = lookup(item.history, id);
+    out.push({
+      record: id,
+      rank: i + 1,
+      excerpt: rec ? excerpt(rec.text, { maxChars: 160 }) : '(record not found in the history)',
+      ...(rec?.time ? { time: rec.time } : {}),
+      ...(rec?.speaker ? { speaker: rec.speaker } : {}),
+      ...(rec?.thread ? { thread: rec.thread } : {}),
+    });
+  }
+  return out;
 }
 
 /**

@@ -68,7 +68,7 @@ export const CompareOptionsSchema = z.object({
   budgetTokens: count(LIMITS.tokens).optional(),
   control: z.boolean().default(false),
   /** The offline code arm's moves (the config arm has its own proposer). */
-  moves: OfflineMoves.default('catalog'),
+  moves: OfflineMoves.default('case-driven'),
   /** Parent selection of every arm (a spec of parentSelectorFromSpec). */
   select: z.string().default('greedy'),
   offline: z.boolean().default(false),

@@ -36,10 +36,11 @@ import {
 } from '../config/run-options.ts';
 import { createRunEvaluator } from './pool-evaluator.ts';
 import { addSpend, llmSpendEvent, recordedSpend, spendMeter, subSpend, ZERO_SPEND, type Spend, type SpendMeter } from './llm-spend.ts';
-import { createLlmProposer } from './proposers/llm-proposer.ts';
+import { createLlmProposer, proposerPromptVersion } from './proposers/llm-proposer.ts';
 import { createMutationProposer } from './proposers/offline-mutation.ts';
 import { createMixedProposer } from './proposers/mixed-proposer.ts';
 import { createStructuralProposer } from './proposers/structural-proposer.ts';
+import { createCaseDrivenProposer } from './proposers/case-driven-proposer.ts';
 import { createConfigMutationProposer } from './proposers/config-mutation.ts';
 import { createLlmConfigProposer } from './proposers/llm-config-proposer.ts';
 import { configSpaceCompile } from './config-space.ts';
@@ -87,8 +88,12 @@ export const OptimizeConfigSchema = z.object({
   jobs: Jobs,
   /** What the proposer may change: the design's code, or only the config constants of seeds/configurable.ts. */
   space: SearchSpace.default('code'),
-  /** Offline code search: the catalog's building blocks, structural moves (AST mutation, crossover), or both mixed. */
-  moves: OfflineMoves.default('catalog'),
+  /**
+   * Offline code search: `case-driven` (reads the failure cases, mines and fits the training split; the default),
+   * the `catalog` of building blocks chosen by the dominant failure category, `structural` moves (AST mutation,
+   * crossover), or `mixed` (case-driven and structural).
+   */
+  moves: OfflineMoves.default('case-driven'),
   /** With `moves: mixed`: the share of proposals drawn from structural moves. */
   structuralShare: StructuralShare,
 });
@@ -215,7 +220,8 @@ function createRun(dir: string, config: OptimizeConfig, objective: Objective, ll
           answerer: 'extractive-reader',
           judge: 'f1-threshold',
         },
-    promptVersions: {},
+    // The code-space LLM proposer's prompt, so a run says which prompt wrote its programs.
+    promptVersions: config.space === 'code' && llm?.hasRole('proposer') ? { proposer: proposerPromptVersion() } : {},
     rngSeed: config.rngSeed,
   });
 }
@@ -378,20 +384,23 @@ async function searchThenTest(r: PreparedRun): Promise<OptimizeReport> {
 
 /** The manifest's name of the offline code proposer. */
 function offlineProposerName(moves: OfflineMoves): string {
-  return moves === 'catalog' ? 'offline-mutation' : `offline-${moves}`;
+  if (moves === 'catalog') return 'offline-mutation';
+  if (moves === 'case-driven') return 'case-driven';
+  return `offline-${moves}`;
 }
 
 /**
  * The offline code proposer for `--moves`. Structural moves are type-checked with the run's compiler before they are
- * proposed; the mix draws structural moves with probability `share` and catalog moves otherwise, each falling back on
- * the other when spent.
+ * proposed; the mix draws structural moves with probability `share` and case-driven moves otherwise, each falling
+ * back on the other when spent.
  */
 function offlineCodeProposer(moves: OfflineMoves, share: number, compile: PreparedRun['compile']): Proposer {
   if (moves === 'catalog') return createMutationProposer();
+  if (moves === 'case-driven') return createCaseDrivenProposer();
   const structural = createStructuralProposer({ check: async (source) => (await compile(source)).ok });
   if (moves === 'structural') return structural;
   return createMixedProposer([
-    { proposer: createMutationProposer(), weight: 1 - share },
+    { proposer: createCaseDrivenProposer(), weight: 1 - share },
     { proposer: structural, weight: share },
   ]);
 }

@@ -1,7 +1,10 @@
 import { sha256 } from '../archive/program-id.ts';
 import { BudgetExceededError } from '../llm/errors.ts';
+import type { SourceRecord } from '../../sandbox/contract.ts';
+import { questionKey } from '../diagnose/diagnosis.ts';
+import type { QuestionTrace } from '../scoring/trace.ts';
 import { pickInspirations } from './inspirations.ts';
-import type { Inspiration, Proposal } from './proposers/types.ts';
+import type { Inspiration, Proposal, TrainingView } from './proposers/types.ts';
 import type { IterationPlan } from './search-iteration.ts';
 import type { SearchRun } from './search-run.ts';
 import type { Repair } from './search-types.ts';
@@ -36,6 +39,7 @@ export async function propose(run: SearchRun, plan: IterationPlan, attempt: numb
       parent: { id: parent.id, source: parentSource, score: parent.scores?.value ?? 0, scores: parent.scores?.metrics ?? {} },
       diagnosis: feedback.diagnosis,
       failures: feedback.failures,
+      ...(run.options.control ? {} : { training: trainingView(run, parent.id) }),
       revisions: plan.revisions,
       objective: run.options.objective,
       rng: plan.rng.fork(`propose:${attempt}`),
@@ -54,4 +58,26 @@ export async function propose(run: SearchRun, plan: IterationPlan, attempt: numb
   if (!proposal) return { kind: 'exhausted' };
   if (!Array.isArray(proposal.edits) || proposal.edits.length === 0) return { kind: 'no-edits', proposal };
   return { kind: 'proposal', proposal };
+}
+
+/**
+ * The read-only training view a proposer gets: the evaluator's TRAINING items (never val, and the search's
+ * evaluator has no test split), the histories' records, and the parent's training rankings.
+ */
+function trainingView(run: SearchRun, parentId: string): TrainingView {
+  const items = run.evaluator.questions.train;
+  const lookup = run.options.records;
+  const byHistory = new Map<string, readonly SourceRecord[]>();
+  if (typeof lookup !== 'function') for (const h of lookup) byHistory.set(h.id, h.records);
+  let traces: Map<string, QuestionTrace> | undefined;
+  const traceOf = (history: string, question: string) => {
+    if (!traces) traces = new Map((run.trainEvaluations.get(parentId)?.traces ?? []).map((t) => [questionKey(t.history, t.question), t]));
+    return traces.get(questionKey(history, question));
+  };
+  return {
+    items,
+    records: (history) => byHistory.get(history) ?? [],
+    ranked: (history, question) => traceOf(history, question)?.rankedRecords,
+    budgetDepth: (history, question) => traceOf(history, question)?.budgetRecords?.length,
+  };
 }

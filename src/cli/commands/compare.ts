@@ -51,7 +51,7 @@ export const COMPARE_OPTIONS = optionTable({
   },
   moves: {
     flags: '--moves <moves>',
-    description: 'offline moves of the code arm: catalog | structural (AST mutation, crossover) | mixed',
+    description: 'offline moves of the code arm: case-driven (default) | catalog | structural (AST mutation, crossover) | mixed',
     schema: C.moves,
   },
   select: option({

@@ -40,7 +40,7 @@ export const OPTIMIZE_OPTIONS = optionTable({
   },
   moves: {
     flags: '--moves <moves>',
-    description: 'offline code moves: catalog (building blocks) | structural (AST mutation, crossover) | mixed',
+    description: 'offline code moves: case-driven (default) | catalog (building blocks) | structural (AST mutation, crossover) | mixed',
     schema: C.moves,
   },
   structuralShare: {

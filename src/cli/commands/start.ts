@@ -65,7 +65,7 @@ export function register(program: Command, io: CliIO): void {
     );
     io.out(
       `2/2 optimizing seeds/base-bm25.ts on that supervision for ${opts.iterations} iterations ` +
-        '(offline mutation proposer, objective: context recall of the generated evidence), ' +
+        '(offline case-driven proposer, objective: context recall of the generated evidence), ' +
         'then testing the seed and the best design on the official questions (question dates enforced)…\n',
     );
     await runOptimizeCommand(

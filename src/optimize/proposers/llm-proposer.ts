@@ -5,6 +5,7 @@ import { summarizeDiagnosis } from '../../diagnose/diagnosis.ts';
 import type { LlmClient } from '../../llm/types.ts';
 import { ProposalTarget } from '../../config/run-options.ts';
 import type { Proposal, ProposalContext, Proposer } from './types.ts';
+import { describeProfile, failureProfile, positionsOf } from './case-analysis.ts';
 
 /**
  * The proposer's reply. Edits are loosely typed here on purpose: the loop validates each one against the edit-op
@@ -25,7 +26,8 @@ const MAX_REVISIONS = 12;
 const MAX_FAILURES = 30;
 
 /**
- * The LLM proposer: sees the current design's source, its scores, the stratified failure cases and the revision
+ * The LLM proposer: sees the current design's source, its scores, the stratified failure cases (each with the
+ * records ranked instead of its evidence and the signals read off it, plus their profile) and the revision
  * history (accepted and rejected, with rationales and failures), and answers with typed edit operations plus a
  * rationale naming the failure category it targets. On a repair attempt it also sees why its last edits failed.
  */
@@ -34,16 +36,21 @@ export function createLlmProposer(options: { client: LlmClient; maxTokens?: numb
   return {
     name: 'llm',
     async propose(ctx: ProposalContext): Promise<Proposal | null> {
+      // The same reading of the cases the offline case-driven proposer makes (case-analysis.ts).
+      const position = ctx.training ? positionsOf((h) => ctx.training!.records(h)) : undefined;
+      const profile = failureProfile(ctx.failures, position);
+      const whyOf = new Map(profile.whys.map((w) => [`${w.history}\u0000${w.question}`, w.signals]));
       const values = {
         contract: CONTRACT,
         objective: ctx.objective,
         score: ctx.parent.score.toFixed(4),
         scores: JSON.stringify(ctx.parent.scores),
         diagnosis: ctx.diagnosis ? summarizeDiagnosis(ctx.diagnosis) : 'not available',
+        profile: describeProfile(profile),
         failures: ctx.failures.length
           ? ctx.failures
               .slice(0, MAX_FAILURES)
-              .map((f) => JSON.stringify(f))
+              .map((f) => JSON.stringify({ ...f, why: whyOf.get(`${f.history}\u0000${f.question}`) ?? [] }))
               .join('\n')
           : '(none)',
         revisions: ctx.revisions.length

@@ -42,7 +42,8 @@ const RETRIEVE_PIPELINE = `retrieve(q: Question, memory: Memory, tools: Tools): 
     return hits.slice(0, TOP_K);
   }`;
 
-const RETRIEVE_SLOTS = `/** Candidates scored before the final cut to TOP_K (rescoring can lift a unit from deep in the list). */
+/** The catalog's retrieve slots (exported so other offline proposers install the same pipeline). */
+export const RETRIEVE_SLOTS = `/** Candidates scored before the final cut to TOP_K (rescoring can lift a unit from deep in the list). */
 const CANDIDATES = 200;
 
 /** The query sent to the index. @block query:identity */
@@ -421,6 +422,12 @@ export const CONSTANT_RANGES: Readonly<Record<string, { min: number; max: number
   TIME_BOOST: { min: 0, max: 1.5, step: 0.15 },
   NEIGHBOURS: { min: 0, max: 3, step: 1, integer: true },
   NEIGHBOUR_HITS: { min: 1, max: 10, step: 2, integer: true },
+  // The case-driven proposer's blocks (case-blocks.ts).
+  BRIDGE_TERMS: { min: 1, max: 15, step: 3, integer: true },
+  SPEAKER_WEIGHT: { min: 0, max: 1, step: 0.1 },
+  DATE_WEIGHT: { min: 0, max: 1.5, step: 0.15 },
+  DIVERSITY: { min: 0.5, max: 1, step: 0.05 },
+  LTR_DEPTH: { min: 10, max: 200, step: 15, integer: true },
 };
 
 /** Which constants belong to which failure target (tweaks follow the diagnosis like structural operators). */
@@ -437,4 +444,9 @@ export const CONSTANT_TARGETS: Readonly<Record<string, OperatorTarget>> = {
   TIME_BOOST: 'retrieval',
   NEIGHBOURS: 'answering',
   NEIGHBOUR_HITS: 'answering',
+  BRIDGE_TERMS: 'retrieval',
+  SPEAKER_WEIGHT: 'retrieval',
+  DATE_WEIGHT: 'retrieval',
+  DIVERSITY: 'retrieval',
+  LTR_DEPTH: 'retrieval',
 };

@@ -2,6 +2,8 @@ import type { EditOp } from '../../design/edit-ops.ts';
 import type { Diagnosis } from '../../diagnose/diagnosis.ts';
 import type { FailureCase } from '../../diagnose/sample.ts';
 import type { Rng } from '../../util/rng.ts';
+import type { QAItem } from '../../history/record.ts';
+import type { SourceRecord } from '../../../sandbox/contract.ts';
 import type { ProposalTarget } from '../../config/run-options.ts';
 
 /** A revision tried earlier in the run, as the proposer is told about it. */
@@ -21,6 +23,20 @@ export interface RevisionNote {
   failure?: string;
 }
 
+/**
+ * The training split as a proposer that fits a program to it sees it (read-only). Only TRAINING items: the
+ * validation split judges what a proposer fits, and the official test split is never reachable from here.
+ */
+export interface TrainingView {
+  readonly items: readonly QAItem[];
+  /** The records of a history, in history order (empty for an unknown history). */
+  records(history: string): readonly SourceRecord[];
+  /** The parent's ranked record ids for a training question (its training evaluation), when known. */
+  ranked(history: string, question: string): readonly string[] | undefined;
+  /** How many of those ranked records fit the parent's context budget for that question, when known. */
+  budgetDepth?(history: string, question: string): number | undefined;
+}
+
 /** What a proposer sees for one proposal. */
 export interface ProposalContext {
   parent: { id: string; source: string; score: number; scores: Record<string, number> };
@@ -28,6 +44,8 @@ export interface ProposalContext {
   diagnosis: Diagnosis | null;
   /** Failure-stratified sample of the parent's training failures. */
   failures: FailureCase[];
+  /** The training split, for proposers that mine or fit it (absent in the control and in tests that need none). */
+  training?: TrainingView;
   /** Earlier revisions, oldest first. */
   revisions: RevisionNote[];
   /** The objective the search maximises (shown to an LLM proposer). */

@@ -1,0 +1,270 @@
+/**
+ * The case-driven offline proposer: it reads why each failure lost its evidence, proposes the move the failure
+ * profile calls for (so two histories that fail differently get different programs), mines bridges and fits a
+ * ranking on the training split, and every move it writes applies, type-checks, compiles and runs in the sandbox.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { SourceRecord } from '../sandbox/contract.ts';
+import { applyAndCheck, applyEdits } from '../src/design/apply-edits.ts';
+import { compileDesign } from '../src/design/compile.ts';
+import type { FailureCase } from '../src/diagnose/sample.ts';
+import type { QAItem } from '../src/history/record.ts';
+import { createHostTools } from '../src/isolate/host-tools/host-tools.ts';
+import { createSandbox } from '../src/isolate/sandbox-runner.ts';
+import { mineBridges } from '../src/optimize/proposers/bridge-mining.ts';
+import { analyseCase, failureProfile } from '../src/optimize/proposers/case-analysis.ts';
+import { CASE_MOVES, createCaseDrivenProposer } from '../src/optimize/proposers/case-driven-proposer.ts';
+import { CONSTANT_RANGES } from '../src/optimize/proposers/mutation-catalog.ts';
+import { declaredNames } from '../src/optimize/proposers/offline-mutation.ts';
+import { fitRanking, rankingExamples, rankingObjective } from '../src/optimize/proposers/rank-fitting.ts';
+import type { ProposalContext, TrainingView } from '../src/optimize/proposers/types.ts';
+import { createRng } from '../src/util/rng.ts';
+
+const seed = readFileSync(join(import.meta.dirname, '..', 'seeds/base-bm25.ts'), 'utf8');
+
+const turn = (id: string, text: string, speaker: string, thread: string, time: string): SourceRecord => ({
+  id,
+  kind: 'turn',
+  text,
+  speaker,
+  thread,
+  time,
+});
+
+// Invented two-person chat: Ana and Ben over three sessions.
+const records: SourceRecord[] = [
+  turn('s1:1', 'I started a new job at the bakery downtown.', 'Ana', 's1', '2023-05-08T10:00:00'),
+  turn('s1:2', 'Congratulations! Is the work hard?', 'Ben', 's1', '2023-05-08T10:01:00'),
+  turn('s1:3', 'The shifts start at five, but I love kneading dough.', 'Ana', 's1', '2023-05-08T10:02:00'),
+  turn('s2:1', 'My job at the garage keeps me busy lately.', 'Ben', 's2', '2023-06-12T18:00:00'),
+  turn('s2:2', 'Do you still work weekends there?', 'Ana', 's2', '2023-06-12T18:01:00'),
+  turn('s2:3', 'Only Saturdays, the shifts are shorter now.', 'Ben', 's2', '2023-06-12T18:02:00'),
+  turn('s3:1', 'We adopted a beagle named Pepper.', 'Ana', 's3', '2023-07-20T09:00:00'),
+  turn('s3:2', 'Pepper sounds adorable, how old is she?', 'Ben', 's3', '2023-07-20T09:01:00'),
+  turn('s3:3', 'Two years old, she loves the park.', 'Ana', 's3', '2023-07-20T09:02:00'),
+];
+const byId = new Map(records.map((r) => [r.id, r]));
+
+const qa = (id: string, question: string, evidence: string[], split: QAItem['split'] = 'train'): QAItem => ({
+  id,
+  history: 'h',
+  question,
+  answer: 'x',
+  answerType: 'text',
+  evidence: evidence.map((record) => ({ record })),
+  split,
+});
+
+/** A training view over the invented history with the given items and the parent's rankings (3 records fit its budget). */
+function trainingView(items: QAItem[], ranked: Record<string, string[]> = {}): TrainingView {
+  return { items, records: (h) => (h === 'h' ? records : []), ranked: (_h, q) => ranked[q], budgetDepth: () => 3 };
+}
+
+/** The parent ranks the evidence s1:3 18th, below records of other sessions and ids it shares no word with. */
+const lowRanked = ['s3:2', 's3:3', 's1:1', 's1:2', 's2:1', 's2:3', 's2:2', ...Array.from({ length: 10 }, (_, i) => `x${i}`), 's1:3'];
+
+/** A failure case built from record ids: the missing evidence, what was ranked instead, and the evidence's rank. */
+function failure(question: string, text: string, evidence: string[], instead: string[], rank: number | null = 30): FailureCase {
+  const ev = (id: string) => {
+    const r = byId.get(id)!;
+    return { record: id, excerpt: r.text, time: r.time, speaker: r.speaker, thread: r.thread, delivered: false, recoverable: true, rank };
+  };
+  return {
+    question,
+    history: 'h',
+    category: 'retrieval',
+    text,
+    reference: 'x',
+    answer: null,
+    evidence: evidence.map(ev),
+    instead: instead.map((id, i) => {
+      const r = byId.get(id)!;
+      return { record: id, rank: i + 1, excerpt: r.text, time: r.time, speaker: r.speaker, thread: r.thread };
+    }),
+    ranked: instead,
+    delivered: instead,
+    missing: evidence,
+  };
+}
+
+function context(failures: FailureCase[], training?: TrainingView, source = seed): ProposalContext {
+  return {
+    parent: { id: 'p0', source, score: 0.5, scores: {} },
+    diagnosis: null,
+    failures,
+    ...(training ? { training } : {}),
+    revisions: [],
+    objective: 'evidence',
+    rng: createRng(1),
+  };
+}
+
+// History A: the questions name a speaker and what ranks instead is the other person's talk.
+const speakerCases = [
+  failure('a1', 'What did Ana say about the bakery shifts?', ['s1:3'], ['s2:3', 's2:1']),
+  failure('a2', 'What does Ana love kneading?', ['s1:3'], ['s2:1', 's2:2']),
+  failure('a3', 'Which dog did Ana adopt?', ['s3:1'], ['s3:2', 's2:1']),
+];
+// History B: the questions carry a date and the evidence is spread over two sessions.
+const timeCases = [
+  failure('b1', 'What happened on 12 June 2023 and on 20 July 2023?', ['s2:1', 's3:1'], ['s1:1', 's1:2']),
+  failure('b2', 'What did they talk about in June 2023 and July 2023?', ['s2:3', 's3:3'], ['s1:3', 's1:1']),
+];
+
+describe('case analysis', () => {
+  it('reads a speaker-named question whose distractors are the other speaker as a speaker case', () => {
+    const why = analyseCase(speakerCases[0]!)!;
+    expect(why.signals).toContain('speaker');
+    expect(why.signals).toContain('near-miss');
+    expect(why.signals).not.toContain('time');
+    expect(why.signals).not.toContain('multi-session');
+  });
+
+  it('reads dated questions with evidence in two sessions as time and multi-session cases', () => {
+    const why = analyseCase(timeCases[0]!)!;
+    expect(why.signals).toEqual(expect.arrayContaining(['time', 'multi-session', 'session']));
+    expect(why.signals).not.toContain('speaker');
+    const profile = failureProfile(timeCases);
+    expect(profile.cases).toBe(2);
+    expect(profile.shares.time).toBe(1);
+    expect(profile.shares.speaker).toBe(0);
+  });
+
+  it('sees a neighbour of the evidence ranked instead when positions are known', () => {
+    const c = failure('n1', 'How old is Pepper?', ['s3:3'], ['s3:2'], null);
+    const position = (_h: string, id: string) => {
+      const i = records.findIndex((r) => r.id === id);
+      return i < 0 ? undefined : { index: i, thread: records[i]!.thread! };
+    };
+    expect(analyseCase(c, position)!.signals).toEqual(expect.arrayContaining(['neighbour', 'deep-rank']));
+    expect(analyseCase(c)!.signals).not.toContain('neighbour');
+  });
+});
+
+describe('the case-driven proposer', () => {
+  it('gives two histories with different failure profiles different programs', async () => {
+    const proposer = createCaseDrivenProposer();
+    const a = await proposer.propose(context(speakerCases));
+    const b = await proposer.propose(context(timeCases));
+    expect(a!.operator).toBe('speaker-boost');
+    expect(b!.operator).toBe('date-boost');
+    const sa = applyEdits(seed, a!.edits);
+    const sb = applyEdits(seed, b!.edits);
+    expect(sa.ok && sb.ok).toBe(true);
+    if (sa.ok && sb.ok) expect(sa.source).not.toBe(sb.source);
+    expect(a!.rationale).toMatch(/speaker \d+%/);
+  });
+
+  it('moves on to the next move the profile calls for once one was tried on the parent', async () => {
+    const proposer = createCaseDrivenProposer();
+    const ctx = context(timeCases);
+    ctx.revisions = [{ id: 'c1', parent: 'p0', operator: 'date-boost', rationale: '', edits: [], accepted: false, delta: -0.1 }];
+    const next = await proposer.propose(ctx);
+    expect(next!.operator).toBe('session-diversity');
+  });
+
+  it('falls back to the catalog when the cases call for nothing', async () => {
+    const p = await createCaseDrivenProposer().propose(context([]));
+    expect(p).not.toBeNull();
+    expect(CASE_MOVES.slice(0, 5).map((m) => m.name)).not.toContain(p!.operator);
+  });
+});
+
+// Training questions say "job"; their evidence says "work" and "shifts". Other questions ask about Pepper.
+const jobItems = [
+  qa('t1', 'What job does Ben do on weekends?', ['s2:2']),
+  qa('t2', 'When do the job hours begin for Ana?', ['s1:3']),
+  qa('t3', 'How has the job changed for Ben?', ['s2:3']),
+];
+const otherItems = Array.from({ length: 30 }, (_, i) => qa(`o${i}`, `Which puppy${i} toy?`, [i % 2 ? 's3:2' : 's3:3']));
+
+describe('mined and fitted moves', () => {
+  const items = [...jobItems, ...otherItems];
+
+  it('mines a bridge from a question term to the evidence words that answer it', () => {
+    const bridges = mineBridges(trainingView(items));
+    expect(bridges.job).toEqual(expect.arrayContaining(['shifts']));
+    // Seen once, it is no bridge; asked in every question, "job" is a template word.
+    expect(mineBridges(trainingView([jobItems[0]!, ...otherItems]))).toEqual({});
+    expect(mineBridges(trainingView(jobItems)).job).toBeUndefined();
+  });
+
+  it('fits ranking weights that lift evidence the parent ranked low, and keeps the order when nothing helps', () => {
+    // The evidence is the only candidate that covers the question's terms.
+    const ranked = { r1: lowRanked };
+    const view = trainingView([qa('r1', 'Ana bakery shifts kneading dough', ['s1:3'])], ranked);
+    const examples = rankingExamples(view);
+    expect(examples).toHaveLength(1);
+    const fit = fitRanking(examples);
+    expect(fit.after).toBeGreaterThan(fit.before);
+    expect(fit.after).toBe(1);
+    expect(fit.weights.slice(1).some((w) => w > 0)).toBe(true);
+    expect(rankingObjective(examples, fit.weights)).toBe(fit.after);
+    // Evidence already first: the parent's order stays.
+    const top = trainingView([qa('r2', 'Ana bakery shifts kneading dough', ['s3:2'])], { r2: ranked.r1 });
+    expect(fitRanking(rankingExamples(top)).weights).toEqual([1, 0, 0, 0, 0, 0]);
+  });
+
+  it('proposes the fitted ranking with its weights written into the design', async () => {
+    const ranked = { r1: lowRanked };
+    const view = trainingView([qa('r1', 'Ana bakery shifts kneading dough', ['s1:3'])], ranked);
+    const nearMiss = [failure('c1', 'Ana bakery shifts kneading dough', ['s1:3'], ['s3:2', 's3:3'], 18)];
+    const p = await createCaseDrivenProposer({ moves: CASE_MOVES.filter((m) => m.name === 'learned-rank') }).propose(
+      context(nearMiss, view),
+    );
+    expect(p!.operator).toBe('learned-rank');
+    const r = applyEdits(seed, p!.edits);
+    expect(r.ok).toBe(true);
+    if (r.ok) expect(r.source).toMatch(/const LTR_WEIGHTS = \[1, [\d.]+, [\d.]+/);
+    expect(p!.rationale).toMatch(/fitted on 1 training questions/);
+  });
+});
+
+describe('constants the case moves introduce', () => {
+  it('each has a tweak range, so a tweak stays within sense (no negative weight)', () => {
+    const introduced = new Set<string>();
+    for (const move of CASE_MOVES) {
+      const built = move.build({ has: () => false, markers: () => false, training: trainingView([...jobItems, ...otherItems]) });
+      for (const e of built?.edits ?? [])
+        if (e.op === 'add-helper') for (const m of e.code.matchAll(/^const ([A-Z][A-Z0-9_]*) = -?\d/gm)) introduced.add(m[1]!);
+    }
+    expect([...introduced].sort()).toEqual(expect.arrayContaining(['BRIDGE_TERMS', 'DATE_WEIGHT', 'DIVERSITY', 'SPEAKER_WEIGHT']));
+    for (const name of introduced) expect(CONSTANT_RANGES[name], name).toBeDefined();
+  });
+});
+
+describe('every case move on the seed', () => {
+  it('applies, type-checks, compiles and runs in the sandbox, all moves composed', async () => {
+    const training = trainingView([...jobItems, ...otherItems], {
+      t1: ['s2:1', 's1:1', 's2:2'],
+      t2: ['s1:1', 's2:1', 's1:3'],
+      t3: ['s2:1', 's1:1', 's2:3'],
+    });
+    let source = seed;
+    for (const move of CASE_MOVES) {
+      const names = declaredNames(source);
+      const built = move.build({ has: (n) => names.has(n), markers: (m) => source.includes(m), training });
+      if (!built) continue;
+      const r = await applyAndCheck(source, built.edits, (s) => compileDesign(s));
+      if (!r.ok) throw new Error(`${move.name}: ${JSON.stringify(r.stage === 'apply' ? r.errors : r.diagnostics).slice(0, 600)}`);
+      source = r.source;
+    }
+    for (const marker of ['@block bridge:table', '@block speaker:named', '@block date:resolved', '@block diversity:sessions'])
+      expect(source).toContain(marker);
+    const compiled = await compileDesign(source);
+    if (!compiled.ok) throw new Error('no compile');
+    const created = await createSandbox(compiled.program, createHostTools());
+    if (!created.ok) throw new Error(created.failure.message);
+    const sb = created.sandbox;
+    try {
+      expect((await sb.store(records)).ok).toBe(true);
+      const hits = await sb.retrieve({ id: 'q', text: 'What did Ana say on 20 July 2023 about the dog?' });
+      if (!hits.ok) throw new Error(hits.failure.message);
+      expect(hits.value[0]!.unit).toBe('s3:1');
+    } finally {
+      sb.dispose();
+    }
+  });
+});
