@@ -103,10 +103,12 @@ describe('seeds/configurable.ts in the sandbox', () => {
     );
     expect(all.filter((t) => t.error)).toEqual([]);
     expect(all.every((t) => t.contextTokens <= BUDGET && t.delivered.length > 0)).toBe(true);
-    // Delivered in time order.
+    // Delivered in time order. Records of under 8 words are left out: their whole word sequence ("Portland, Oregon")
+    // can occur in an earlier unit's text, and a record counts where the context first carries it.
     const byId = new Map(run.history.records.map((r) => [r.id, r.time ?? '']));
+    const short = new Set(run.history.records.filter((r) => r.text.split(/\s+/).filter(Boolean).length < 8).map((r) => r.id));
     for (const t of all) {
-      const times = t.deliveredRecords.map((id) => byId.get(id) ?? '');
+      const times = t.deliveredRecords.filter((id) => !short.has(id)).map((id) => byId.get(id) ?? '');
       expect([...times].sort((a, b) => a.localeCompare(b))).toEqual(times);
     }
     expect(all.filter((t, i) => t.deliveredRecords.join() !== defaults[i]!.deliveredRecords.join()).length).toBeGreaterThan(20);

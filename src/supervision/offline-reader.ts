@@ -371,7 +371,7 @@ export function canonicalForm(q: string): string {
 }
 
 /**
- * Questions about what a speaker said they did or like: "What did Caroline research?" (the object; every
+ * Questions about what a speaker said they did or like: "What did Ana bake?" (the object; every
  * distinct one for a list answer), "When did Melanie paint the sunrise?" (the date the sentence gives, resolved
  * against its session's), "Did Melanie join the mentorship program?" (yes when she says so; no when only someone
  * else does). Read from the first-person clauses of the given records. Undefined when the question is not of these

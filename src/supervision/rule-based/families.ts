@@ -46,7 +46,7 @@ export function whichQuestionOf(c: Clause): string {
 }
 
 /**
- * The "what" question of a clause, by its aspect: "What did Caroline research?", "What does Melanie play?", "What is
+ * The "what" question of a clause, by its aspect: "What did Ana bake?", "What does Melanie play?", "What is
  * Jon reading?", "What is Gina's favorite style?" (the blind reader parses these same four forms).
  */
 export function whatQuestion(c: Clause): string {
@@ -57,7 +57,7 @@ export function whatQuestion(c: Clause): string {
 }
 
 /**
- * Single-hop "What did Caroline research?" / "What does Melanie play?": the one thing the speaker said they did
+ * Single-hop "What did Ana bake?" / "What does Melanie play?": the one thing the speaker said they did
  * (or do) with that verb.
  */
 export function eventWhatQuestion(ctx: RuleContext, i: number, c: Clause): RuleCandidate | undefined {
