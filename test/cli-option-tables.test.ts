@@ -78,7 +78,9 @@ describe('option tables', () => {
     expect(() => parseOptions(OPTIMIZE_OPTIONS, { structuralShare: '2' })).toThrow(/--structural-share "2"/);
     const cs = parseOptions(COMPARE_OPTIONS, { history: 'h', supervision: 's', moves: 'structural', select: 'map-elites' });
     expect(CompareOptionsSchema.parse(compareOptionsFromFlags(cs, '/tmp/x'))).toMatchObject({ moves: 'structural', select: 'map-elites' });
-    expect(() => parseOptions(OPTIMIZE_OPTIONS, { moves: 'ast' })).toThrow(/--moves "ast": expected one of case-driven, catalog, structural, mixed/);
+    expect(() => parseOptions(OPTIMIZE_OPTIONS, { moves: 'ast' })).toThrow(
+      /--moves "ast": expected one of case-driven, catalog, structural, mixed/,
+    );
     expect(() => parseOptions(COMPARE_OPTIONS, { history: 'h', supervision: 's', select: 'map-elites:x' })).toThrow(
       expect.objectContaining({ code: 'E_BAD_SELECT' }),
     );

@@ -78,14 +78,15 @@ export function writeArtefacts(ws: Workspace, cells: readonly UsedCell[], baseSo
     if (!entry.cells.includes(c.request)) entry.cells.push(c.request);
     byRun.set(c.result.run, entry);
   }
-  const bestHashes = new Map<string, string>();
+  /** Best design's content hash → the runs that ended at it (a run that kept its seed shares its seed run's hash). */
+  const bestHashes = new Map<string, string[]>();
   const runs: Array<{ artefact: RunArtefact; best: string; manifest: string }> = [];
   for (const [runPath, { cells: names, result }] of byRun) {
     const archive = openArchive(join(ws.out, runPath));
     const run = basename(runPath);
     const seed = archive.get(result.seed.id);
     const best = archive.get(result.best.id);
-    bestHashes.set(best.contentHash, run);
+    bestHashes.set(best.contentHash, [...(bestHashes.get(best.contentHash) ?? []), run]);
     const val = (id: string, fitness: number): z.input<typeof ValScoreSchema> => {
       const s = archive.get(id).scores;
       // The cell's fitness is the search report's; the record must agree, or the artefact would contradict the table.
@@ -126,7 +127,8 @@ export function writeArtefacts(ws: Workspace, cells: readonly UsedCell[], baseSo
   }
   // A seed that is another run's best (transfer) is named by that run, once every run's best is known.
   for (const r of runs) {
-    const from = bestHashes.get(r.artefact.seedFrom);
+    // Never the run itself: a continued run that found nothing better ends at its seed, the same hash.
+    const from = bestHashes.get(r.artefact.seedFrom)?.find((run) => run !== r.artefact.run);
     if (from) r.artefact.seedFrom = `../${from}/best.ts`;
   }
 

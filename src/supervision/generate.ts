@@ -138,7 +138,7 @@ export async function generateSupervision(history: History, options: GenerateOpt
   const deduper = new Deduper();
   const kept: Array<{ item: QAItem; bundle: string }> = [];
   const typeCounts = new Map<QuestionType, number>(types.map((t) => [t, 0]));
-  const typeCap = types.length === 1 ? n : Math.ceil(n * (options.maxTypeShare ?? DEFAULT_MAX_TYPE_SHARE));
+  let typeCap = types.length === 1 ? n : Math.ceil(n * (options.maxTypeShare ?? DEFAULT_MAX_TYPE_SHARE));
   // Journaled results by bundle. A failed attempt's work is redone, but its tokens were billed: they count.
   const journal = new Map<string, BundleProgress>();
   for (const line of store?.load() ?? []) {
@@ -240,7 +240,12 @@ export async function generateSupervision(history: History, options: GenerateOpt
       bundlesDone++;
       options.onProgress?.({ kept: Math.min(kept.length, n), target: n, bundlesDone, bundlesPlanned: planned });
     }
-    if (yielded === 0 && round > 0) break;
+    if (yielded === 0 && round > 0) {
+      // The open types yield nothing more here: the capped ones fill the rest rather than the set stopping short (a
+      // history with few statements yields few aggregation items). Decided from the plan alone, so resume is exact.
+      if (typeCap >= n || kept.length >= n) break;
+      typeCap = n;
+    }
   }
 
   const chosen = kept.slice(0, n);
