@@ -93,14 +93,9 @@ export function eventListQuestion(ctx: RuleContext, c: Clause): RuleCandidate | 
   const present = aspect === 'present';
   const verb = verbKey(c);
   const objects = distinctObjects(ctx.clauses().said(c.who, verb, aspect));
-  if (objects.length < 2 || objects.length > MAX_LIST || new Set(objects.map((s) => s.i)).size < 2) return undefined;
-  const facts: PlanFact[] = [];
-  const contributions = new Map<string, string>();
-  for (const s of objects) {
-    const r = ctx.graph.records[s.i]!;
-    facts.push(fact(r, s.c.sentence, statement(s.c)));
-    contributions.set(r.id, `names ${s.c.object}${recordDate(r) ? ` (${recordDate(r)})` : ''}`);
-  }
+  const evidence = listEvidence(ctx, objects);
+  if (!evidence) return undefined;
+  const { facts, contributions } = evidence;
   return {
     type: 'aggregation',
     template: present ? 'preferences' : 'event-list',
@@ -120,14 +115,13 @@ export function eventListQuestion(ctx: RuleContext, c: Clause): RuleCandidate | 
 }
 
 /**
- * Aggregation over sessions by kind of activity: "Where has Caroline been?" → "LGBTQ support group, pride parade,
- * beach"; "What does Melanie enjoy?" → every thing said with any verb of the class, each record that says one as
- * evidence. Two to four things, from at least two records.
+ * The facts and per-record contributions of a list answer: two to MAX_LIST things, said in at least two records
+ * (otherwise undefined: a list from one record is a single-hop question).
  */
-export function classListQuestion(ctx: RuleContext, c: Clause): RuleCandidate | undefined {
-  const cls = classOf(c);
-  if (!cls) return undefined;
-  const objects = distinctObjects(ctx.clauses().inClass(c.who, cls));
+function listEvidence(
+  ctx: RuleContext,
+  objects: ReturnType<typeof distinctObjects>,
+): { facts: PlanFact[]; contributions: Map<string, string> } | undefined {
   if (objects.length < 2 || objects.length > MAX_LIST || new Set(objects.map((s) => s.i)).size < 2) return undefined;
   const facts: PlanFact[] = [];
   const contributions = new Map<string, string>();
@@ -136,6 +130,21 @@ export function classListQuestion(ctx: RuleContext, c: Clause): RuleCandidate | 
     facts.push(fact(r, s.c.sentence, statement(s.c)));
     contributions.set(r.id, `names ${s.c.object}${recordDate(r) ? ` (${recordDate(r)})` : ''}`);
   }
+  return { facts, contributions };
+}
+
+/**
+ * Aggregation over sessions by kind of activity: "Where has Caroline been?" → "LGBTQ support group, pride parade,
+ * beach"; "What does Melanie enjoy?" → every thing said with any verb of the class, each record that says one as
+ * evidence. Two to four things, from at least two records.
+ */
+export function classListQuestion(ctx: RuleContext, c: Clause): RuleCandidate | undefined {
+  const cls = classOf(c);
+  if (!cls) return undefined;
+  const objects = distinctObjects(ctx.clauses().inClass(c.who, cls));
+  const evidence = listEvidence(ctx, objects);
+  if (!evidence) return undefined;
+  const { facts, contributions } = evidence;
   return {
     type: 'aggregation',
     template: `class-${cls.name}`,
