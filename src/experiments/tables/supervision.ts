@@ -79,8 +79,8 @@ export async function runSupervisionExperiment(ctx: BenchContext): Promise<Super
       ...skipped.map((s) => `Skipped: ${s}.`),
       ...sameDesignNotes(rows),
       ...(c.fidelity ? [FIDELITY_NOTE] : []),
-      "Offline, the mutation proposer's moves depend on the training diagnosis only through its dominant failure category, " +
-        'and acceptance on the validation ranking; arms that agree on both walk the same path, whatever their training set.',
+      'Offline, the case-driven proposer reads the training split itself (its failure cases, the lexical bridges it mines, ' +
+        'the ranking it fits), so arms with different training sets can walk different paths; acceptance is on validation.',
     ],
     tables: [
       ...supervisionTables(rows),
