@@ -1,5 +1,6 @@
 import type { SourceRecord } from '../../../sandbox/contract.ts';
 import { buildBm25Index } from '../../isolate/host-tools/bm25-index.ts';
+import { MONTH_NAMES } from '../../text/date-parse.ts';
 import { terms, tokenize } from '../../text/text.ts';
 import { RANK_FEATURES } from './case-blocks.ts';
 import { timeCues } from './case-analysis.ts';
@@ -32,12 +33,10 @@ export const RANK_DEPTH = 50;
 const GRID = [0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 3];
 const PASSES = 3;
 
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
-
 /** The text a Base-BM25-family unit holds for a record ("[8 May 2023 13:56] Ana: (title) text"). */
 function unitText(r: SourceRecord): string {
   const m = r.time ? /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2}))?/.exec(r.time) : null;
-  const when = m ? `${Number(m[3])} ${MONTHS[Number(m[2]) - 1] ?? m[2]} ${m[1]}${m[4] ? ` ${m[4]}:${m[5]}` : ''}` : (r.time ?? '');
+  const when = m ? `${Number(m[3])} ${MONTH_NAMES[Number(m[2]) - 1] ?? m[2]} ${m[1]}${m[4] ? ` ${m[4]}:${m[5]}` : ''}` : (r.time ?? '');
   return `${when ? `[${when}] ` : ''}${r.speaker ? `${r.speaker}: ` : ''}${r.title ? `(${r.title}) ` : ''}${r.text}`;
 }
 
@@ -45,7 +44,12 @@ function unitText(r: SourceRecord): string {
 export function rankingExamples(training: TrainingView): RankingExample[] {
   const perHistory = new Map<
     string,
-    { byId: Map<string, SourceRecord>; position: Map<string, number>; sessions: ReturnType<typeof buildBm25Index> }
+    {
+      records: readonly SourceRecord[];
+      byId: Map<string, SourceRecord>;
+      position: Map<string, number>;
+      sessions: ReturnType<typeof buildBm25Index>;
+    }
   >();
   const historyOf = (h: string) => {
     let v = perHistory.get(h);
@@ -59,6 +63,7 @@ export function rankingExamples(training: TrainingView): RankingExample[] {
         else texts.set(t, [unitText(r)]);
       }
       v = {
+        records,
         byId: new Map(records.map((r) => [r.id, r])),
         position: new Map(records.map((r, i) => [r.id, i])),
         sessions: buildBm25Index(
@@ -76,7 +81,7 @@ export function rankingExamples(training: TrainingView): RankingExample[] {
     const goldSet = new Set(item.evidence.map((e) => e.record));
     if (!ranked || ranked.length === 0 || goldSet.size === 0) continue;
     const h = historyOf(item.history);
-    const records = training.records(item.history);
+    const records = h.records;
     const sessions = h.sessions.search(item.question, 50);
     const top = sessions[0]?.score || 1;
     const sessionScore = new Map(sessions.map((s) => [s.unit, s.score / top]));
