@@ -22,6 +22,11 @@ export interface BundleProcessor {
   /** Prompt versions in use, by role (empty offline). */
   readonly prompts: Record<string, string>;
   /**
+   * The share of the set's items whose question shares no content word with its evidence, when the processor
+   * rephrases toward one (offline); generateSupervision brings the chosen items down to it (gap-target.ts).
+   */
+  readonly gapTarget?: number;
+  /**
    * Items from `bundle`, trying types in the order given (most wanted first). Counts every stage and rejection
    * into `stats`. May throw BudgetExceededError, which ends the run cleanly.
    */

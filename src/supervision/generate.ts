@@ -6,6 +6,7 @@ import { DEFAULT_GENERATE_ITEMS, DEFAULT_RNG_SEED, DEFAULT_VAL_SHARE } from '../
 import { sampleBundles, type Bundle } from './bundles.ts';
 import { toQAItem, type BundleProcessor } from './candidate.ts';
 import { Deduper } from './dedupe.ts';
+import { holdGapToTarget, type GapTargetReport } from './gap-target.ts';
 import { createLlmProcessor, isRetryableLlmFailure } from './llm-generator.ts';
 import { createOfflineBlindReader } from './offline-reader.ts';
 import { createOfflineProcessor } from './offline-generator.ts';
@@ -52,6 +53,11 @@ export interface GenerateOptions {
    * "without checks" arm of the supervision ablation. Default true.
    */
   checks?: boolean;
+  /**
+   * Offline only: the share of items whose question shares no content word with its evidence (0–1). Default: the
+   * calibrated share for the kind of history (rule-based/lexical-gap.ts DEFAULT_GAP_TARGETS).
+   */
+  gapTarget?: number;
   /** The journal that makes the run resumable (usually `<out>.progress.jsonl`); none when absent. */
   progressFile?: string;
   onProgress?: (p: GenerateProgress) => void;
@@ -87,6 +93,10 @@ export async function generateSupervision(history: History, options: GenerateOpt
   const n = options.n ?? DEFAULT_GENERATE_ITEMS;
   const valShare = options.val ?? DEFAULT_VAL_SHARE;
   if (!(valShare >= 0 && valShare < 1)) throw new MemsteerError('E_BAD_OPTION', `--val must be in [0, 1), got ${valShare}`);
+  if (options.gapTarget !== undefined && !(options.gapTarget >= 0 && options.gapTarget <= 1))
+    throw new MemsteerError('E_BAD_OPTION', `--gap-target must be in [0, 1], got ${options.gapTarget}`);
+  if (options.gapTarget !== undefined && options.mode !== 'offline')
+    throw new MemsteerError('E_BAD_OPTION', '--gap-target applies to the rule-based generator: add --offline, or leave it out');
   const supported = options.mode === 'offline' ? RULE_BASED_TYPES : QUESTION_TYPES;
   const types = (options.types?.length ? options.types : supported).filter((t) => supported.includes(t));
   if (!types.length) {
@@ -110,6 +120,7 @@ export async function generateSupervision(history: History, options: GenerateOpt
       seed: (seed ^ hashString(history.id)) >>> 0,
       perBundle: options.perBundle ?? 3,
       checks: options.checks ?? true,
+      ...(options.gapTarget !== undefined ? { lexicalGap: { target: options.gapTarget } } : {}),
     });
   } else {
     if (!options.llm)
@@ -250,11 +261,16 @@ export async function generateSupervision(history: History, options: GenerateOpt
 
   const chosen = kept.slice(0, n);
   const bundleOf = new Map(chosen.map((k) => [k.item.id, k.bundle]));
-  const items = splitByBundle(
-    chosen.map((k) => k.item),
-    valShare,
-    (it) => bundleOf.get(it.id)!,
-  );
+  let chosenItems = chosen.map((k) => k.item);
+  let lexicalGap: GapTargetReport | undefined;
+  if (processor.gapTarget !== undefined) {
+    const text = new Map(graph.records.map((r) => [r.id, r.text]));
+    ({ items: chosenItems, report: lexicalGap } = holdGapToTarget(chosenItems, processor.gapTarget, (id) => text.get(id), {
+      seed: `${seed}:${history.id}:gap-target`,
+      reader: processor.reader,
+    }));
+  }
+  const items = splitByBundle(chosenItems, valShare, (it) => bundleOf.get(it.id)!);
   const summary = summarise(history.id, processor, options.mode, n, items, stats, graph.records.length, graph.edgeCounts, {
     bundles: bundlesDone,
     budgetExhausted,
@@ -262,7 +278,7 @@ export async function generateSupervision(history: History, options: GenerateOpt
     failedBundles,
     durationMs: Date.now() - started,
   });
-  return { items, summary };
+  return { items, summary: lexicalGap ? { ...summary, lexicalGap } : summary };
 }
 
 function summarise(

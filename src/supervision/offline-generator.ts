@@ -30,7 +30,7 @@ export interface OfflineProcessorOptions {
   perBundle?: number;
   /** False: no plan checks, question checks or blind reading (the supervision ablation's unchecked arm). Default true. */
   checks?: boolean;
-  /** Rephrasing a share of questions away from their evidence's words (rule-based/lexical-gap.ts); false: none. */
+  /** Rephrasing questions away from their evidence's words (rule-based/lexical-gap.ts); false: none. */
   lexicalGap?: LexicalGapOptions | false;
 }
 
@@ -46,12 +46,15 @@ export function createOfflineProcessor(o: OfflineProcessorOptions): BundleProces
   let askedBefore = asked.size;
   // Unchecked items have no blind gate, and a rephrased question is only kept when the gate recovers its answer.
   const gap =
-    o.checks === false || o.lexicalGap === false ? undefined : createLexicalGap(o.graph.records, o.ctx.speakers, o.reader, o.lexicalGap);
+    o.checks === false || o.lexicalGap === false
+      ? undefined
+      : createLexicalGap(o.graph.records, o.ctx.speakers, o.reader, o.ctx.userVoice, o.lexicalGap || {});
   return {
     generator: RULE_BASED_GENERATOR,
     reader: o.reader.name,
     // The rephrasing rules' version is part of what made the items (and of the resume journal's run key).
-    prompts: gap ? { 'lexical-gap': `${LEXICAL_GAP} share ${gap.share}` } : {},
+    prompts: gap ? { 'lexical-gap': `${LEXICAL_GAP} target ${gap.target}` } : {},
+    ...(gap ? { gapTarget: gap.target } : {}),
     memoSince() {
       // a Set iterates in insertion order: the keys past the old size are this bundle's
       return [...asked].slice(askedBefore);
@@ -133,12 +136,14 @@ export function createOfflineProcessor(o: OfflineProcessorOptions): BundleProces
           if (count) stats.stages.blind.out++;
           return { ok: true as const, reading };
         };
-        // A share of questions is first tried rephrased away from the evidence's words; it is kept only when it
-        // passes the same question checks and the blind reader still recovers the answer, else the original is tried.
+        // Every question is first tried rephrased away from the evidence's words; it is kept only when it passes the
+        // same question checks and the blind reader still recovers the answer, else the original is tried. When both
+        // pass, the original rides along so the set can be brought to its no-overlap target (gap-target.ts).
         let question = cand.question;
         let rephrased: Rephrasing | undefined;
         let reading: BlindReading | undefined;
-        if (gap && gapRng.next() < gap.share) {
+        let originalReading: BlindReading | undefined;
+        if (gap) {
           const r = await gap.rephrase(cand.question, cand.plan.answer, evidenceRecords, gapRng);
           const g = r && (await gate(r.question, gap.reader, false));
           if (g?.ok) {
@@ -149,6 +154,8 @@ export function createOfflineProcessor(o: OfflineProcessorOptions): BundleProces
               stats.stages[st].in++;
               stats.stages[st].out++;
             }
+            const og = await gate(cand.question, o.reader, false);
+            if (og.ok) originalReading = og.reading;
           } else if (g) reject(stats, `gap:${g.reason}`);
         }
         if (!reading) {
@@ -176,6 +183,7 @@ export function createOfflineProcessor(o: OfflineProcessorOptions): BundleProces
               ? {
                   lexicalGap: rephrased.changes.map((c) => `${c.how}: ${c.from} → ${c.to}`).join('; '),
                   originalQuestion: cand.question,
+                  ...(originalReading ? { originalBlindAnswer: originalReading.answer } : {}),
                 }
               : {}),
             bundleRecords: members.size,

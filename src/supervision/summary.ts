@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CalibrationPartSchema } from './calibration.ts';
+import { GapTargetReportSchema } from './gap-target.ts';
 
 /** Pipeline stages in order; kept-% is reported for each. */
 export const STAGES = ['plan', 'plan-checks', 'question', 'question-checks', 'audit', 'blind', 'dedupe'] as const;
@@ -40,6 +41,8 @@ export const GenerationSummarySchema = z.object({
    * difficulty only when the run was asked for `--report`.
    */
   calibration: CalibrationPartSchema.optional(),
+  /** Offline: the no-overlap target the set was brought to, and how many rephrased items kept their first wording. */
+  lexicalGap: GapTargetReportSchema.optional(),
 });
 export type GenerationSummary = z.infer<typeof GenerationSummarySchema>;
 

@@ -35,6 +35,13 @@ export const GENERATE_OPTIONS = optionTable({
   n: { flags: '--n <count>', description: 'target number of items per history', schema: GenerateItems },
   val: { flags: '--val <share>', description: 'share of items in the validation split', schema: ValShare },
   offline: { ...common.offline, description: 'use the rule-based generator even when an LLM is configured' },
+  gapTarget: {
+    flags: '--gap-target <share>',
+    description:
+      'rule-based generator: share of items whose question shares no content word with its evidence (default: calibrated ' +
+      'per kind of history, 0.16 for chats between people, 0.02 for a user talking to an assistant)',
+    schema: z.number().min(0).max(1).optional(),
+  },
   types: {
     flags: '--types <list>',
     description: `comma-separated question types (${QuestionType.options.join(', ')})`,
@@ -155,6 +162,7 @@ export function register(program: Command, io: CliIO): void {
           n,
           val,
           seed: flags.seed,
+          ...(flags.gapTarget !== undefined ? { gapTarget: flags.gapTarget } : {}),
           ...(flags.types ? { types: flags.types } : {}),
           ...(budgetTokens !== undefined ? { budgetTokens } : {}),
           progressFile: progressPath(out),
