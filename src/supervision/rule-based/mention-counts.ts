@@ -1,7 +1,7 @@
 /**
  * Counts over sessions with their evidence: "In how many conversations in May 2024 did Frau Lehmann come up?" → 3,
  * one record of each of those conversations as evidence. Real questions about a long personal history often ask
- * how often someone or something figured in a period ("on how many occasions did I meet Frau Becker in May"), and
+ * how often someone or something figured in a period ("how many times did I see my landlord in May?"), and
  * they need one record per occasion; a generator whose items cite one record mostly under-rates designs that
  * gather evidence from several sessions. Only named things (people, places, products) are counted, never common
  * words: how often a word came up is a fact about the transcript, not about the person.
