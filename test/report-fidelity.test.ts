@@ -134,7 +134,7 @@ describe('computeFidelity', () => {
     expect(report.runBest).toBe(ids.top1);
   });
 
-  it('gives the split-half reliability of the official ranking over every distinct candidate, and none for validation without traces', () => {
+  it('gives the official ranking’s split-half reliability over every distinct candidate, none for validation without traces', () => {
     // 3 distinct candidates on 5 questions; the blind design scores 0 everywhere, so halves mostly agree it is last
     expect(report.reliability?.official).toMatchObject({ candidates: 3, questions: 5 });
     expect(report.reliability!.official!.splits).toBeGreaterThan(0);

@@ -13,7 +13,10 @@ import { monthOf } from './phrases.ts';
 import type { RuleContext } from './rule-context.ts';
 import { fact, plan, type RuleCandidate } from './templates.ts';
 
-/** Fewest and most conversations a count answer may have: two is a two-session question the other families ask already, a long census is not what people ask. */
+/**
+ * Fewest and most conversations a count answer may have: two is a two-session question the other families ask
+ * already, a long census is not what people ask.
+ */
 const MIN_SESSIONS = 3;
 const MAX_SESSIONS = 8;
 
@@ -136,8 +139,11 @@ function firstTurns(ctx: RuleContext, months: readonly string[], topic: readonly
   return firstOf;
 }
 
-const MONTH_WORD =
-  /^(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july|august|september|october|november|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\.?$/i;
+const MONTH_WORD = new RegExp(
+  '^(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july|august|september|' +
+    'october|november|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\\.?$',
+  'i',
+);
 
 /**
  * Whether a name names someone or something one deals with (a person, a place, a book, a product), not a speaker
