@@ -71,6 +71,8 @@ describe('counts over sessions (mention-counts.ts)', () => {
     expect(namesSomeone(ctx, 'Feb')).toBe(false);
     expect(namesSomeone(ctx, 'Sunday')).toBe(false);
     expect(namesSomeone(ctx, 'USB')).toBe(false);
+    // a nationality word is never a phrase's head here
+    expect(namesSomeone(ctx, 'Ethiopian')).toBe(false);
     expect(mentionCountQuestion(ctx, at('s2:1'), 'Ben')).toBeUndefined();
   });
 

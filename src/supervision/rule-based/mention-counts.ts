@@ -157,8 +157,8 @@ export function namesSomeone(ctx: RuleContext, name: string): boolean {
   if (words.some((w) => MONTH_WORD.test(w))) return false;
   if (words.length === 1) {
     if (/^[A-Z0-9-]{2,6}s?$/.test(name)) return false;
-    // A nationality or language ("German", "European") modifies nouns; a place ("Kreuzberg market") may too.
-    if (/(?:an|ish|ese)$/.test(lower) && ctx.nounUsage(lower) === 'modifier') return false;
+    // A nationality or language ("German", "Ethiopian") is never a phrase's head; a person named so ("Damian") is.
+    if (/(?:an|ish|ese)$/.test(lower) && ctx.nounUsage(lower) !== 'head') return false;
   }
   return true;
 }
