@@ -3,7 +3,15 @@
  * against scipy.stats.kendalltau / spearmanr by hand), and the official regret of picking by validation.
  */
 import { describe, expect, it } from 'vitest';
-import { agreementOf, averageRanks, kendallTauB, pairCounts, regretOf, spearman } from '../src/experiments/fidelity-stats.ts';
+import {
+  agreementOf,
+  averageRanks,
+  kendallTauB,
+  pairCounts,
+  regretOf,
+  spearman,
+  splitHalfReliability,
+} from '../src/experiments/fidelity-stats.ts';
 
 describe('averageRanks', () => {
   it('gives tied values the mean of the ranks they span', () => {
@@ -122,5 +130,41 @@ describe('regret of picking by validation', () => {
     expect(a.kendallTauB).toBeCloseTo(1 / 3, 12);
     expect(a.spearman).toBeCloseTo(0.5, 12);
     expect(a.regret!.regret).toBe(0);
+  });
+});
+
+describe('splitHalfReliability', () => {
+  it('is 1 when every question ranks the candidates alike', () => {
+    const scores = [0, 0.25, 0.5, 1].map((v) => Array.from({ length: 20 }, () => v));
+    const h = splitHalfReliability(scores, 50);
+    expect(h).toMatchObject({ meanTauB: 1, p10: 1, p90: 1, splits: 50, questions: 20, candidates: 4 });
+  });
+
+  it('is near 0 when the candidates differ only by per-question noise', () => {
+    // 8 candidates, 80 questions, each score a coin flip of the same rate (a fixed hash, so the test is exact)
+    const flip = (c: number, q: number) => {
+      // an integer hash (lowbias32): flips independent across candidates and questions
+      let x = c * 1000 + q + 1;
+      x = Math.imul(x ^ (x >>> 16), 0x7feb352d);
+      x = Math.imul(x ^ (x >>> 15), 0x846ca68b);
+      return ((x ^ (x >>> 16)) >>> 0) % 2;
+    };
+    const scores = Array.from({ length: 8 }, (_, c) => Array.from({ length: 80 }, (_, q) => flip(c, q)));
+    const h = splitHalfReliability(scores, 300)!;
+    expect(Math.abs(h.meanTauB)).toBeLessThan(0.3);
+    expect(h.p10).toBeLessThan(0);
+    expect(h.p90).toBeGreaterThan(0);
+  });
+
+  it('is the same on every call (seeded) and undefined without enough candidates or questions', () => {
+    const scores = [
+      [1, 0, 1, 0, 1, 1],
+      [0, 0, 1, 1, 0, 1],
+      [1, 1, 0, 0, 0, 0],
+    ];
+    expect(splitHalfReliability(scores)).toEqual(splitHalfReliability(scores));
+    expect(splitHalfReliability(scores.slice(0, 2))).toBeNull();
+    expect(splitHalfReliability([[1], [0], [0.5]])).toBeNull();
+    expect(() => splitHalfReliability([[1, 0], [0], [1, 1]])).toThrow(RangeError);
   });
 });

@@ -134,6 +134,15 @@ describe('computeFidelity', () => {
     expect(report.runBest).toBe(ids.top1);
   });
 
+  it('gives the official ranking’s split-half reliability over every distinct candidate, none for validation without traces', () => {
+    // 3 distinct candidates on 5 questions; the blind design scores 0 everywhere, so halves mostly agree it is last
+    expect(report.reliability?.official).toMatchObject({ candidates: 3, questions: 5 });
+    expect(report.reliability!.official!.splits).toBeGreaterThan(0);
+    expect(report.reliability!.official!.p10).toBeLessThanOrEqual(report.reliability!.official!.p90);
+    // the run recorded no validation traces: the statistic is undefined, not computed over a subset of candidates
+    expect(report.reliability?.validation).toBeNull();
+  });
+
   it('writes fidelity.json (valid) and leaves the archive as it was', () => {
     const onDisk = FidelityReportSchema.parse(JSON.parse(readFileSync(join(dir, FIDELITY_FILE), 'utf8')));
     expect(onDisk).toEqual(report);
@@ -152,11 +161,13 @@ describe('memsteer report --fidelity', () => {
     expect(io.stdout).toMatch(/Spearman ρ/);
     expect(io.stdout).toContain(f!.contextRecall.kendallTauB === null ? '–' : f!.contextRecall.kendallTauB.toFixed(2));
     expect(io.stdout).toContain(`= ${ids.top1}`);
+    expect(io.stdout).toContain('split-half reliability');
     expect(io.stderr).toContain(`candidate 3/3 ${ids.blind}`);
     const html = readFileSync(out, 'utf8');
     expect(html).toContain('<section id="fidelity">');
     expect(html).toContain('Kendall τ-b');
     expect(html).toContain(ids.blind);
+    expect(html).toContain('Split-half reliability');
   });
 
   it('--json prints the fidelity report', async () => {

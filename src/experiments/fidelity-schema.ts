@@ -28,6 +28,17 @@ export const FidelityCandidateSchema = z.object({
 });
 export type FidelityCandidate = z.infer<typeof FidelityCandidateSchema>;
 
+/** Split-half reliability of one side's ranking (fidelity-stats.ts, splitHalfReliability). */
+export const SplitHalfSchema = z.object({
+  meanTauB: z.number().min(-1).max(1),
+  p10: z.number().min(-1).max(1),
+  p90: z.number().min(-1).max(1),
+  splits: z.number().int().positive(),
+  questions: z.number().int().nonnegative(),
+  candidates: z.number().int().nonnegative(),
+});
+export type SplitHalfReliability = z.infer<typeof SplitHalfSchema>;
+
 /** `<run>/fidelity.json`. */
 export const FidelityReportSchema = z.object({
   format: z.literal(1),
@@ -59,6 +70,13 @@ export const FidelityReportSchema = z.object({
   recallAt10: AgreementSchema,
   /** Official regret of the run's own best (by context recall), beside that of the highest validation fitness. */
   runBestRegret: z.number().nullable(),
+  /**
+   * How reproducible each side's ranking of the distinct candidates is by context recall: τ-b between two random
+   * halves of the official questions, and of the validation items (validation only when the run's objective is
+   * context recall of the evidence, so the per-item scores are its fitness). A val–official τ-b can hardly exceed
+   * what the official questions show against themselves. Absent in reports written before it existed.
+   */
+  reliability: z.object({ official: SplitHalfSchema.nullable(), validation: SplitHalfSchema.nullable() }).optional(),
 });
 export type FidelityReport = z.infer<typeof FidelityReportSchema>;
 

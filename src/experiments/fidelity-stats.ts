@@ -142,3 +142,71 @@ export function agreementOf(candidates: readonly RankedCandidate[]): Agreement {
   const off = candidates.map((c) => c.official);
   return { n: candidates.length, kendallTauB: kendallTauB(val, off), spearman: spearman(val, off), regret: regretOf(candidates) };
 }
+
+/** How reproducible one side's ranking of the candidates is (see {@link splitHalfReliability}). */
+export interface SplitHalf {
+  /** Mean τ-b between the candidates' mean scores on two disjoint random halves of the questions. */
+  meanTauB: number;
+  /** 10th and 90th percentile of that τ-b over the splits. */
+  p10: number;
+  p90: number;
+  /** Splits whose τ-b was defined (a split where one half ranks every candidate alike has none). */
+  splits: number;
+  questions: number;
+  candidates: number;
+}
+
+/** A small seeded generator (mulberry32): the splits must be the same on every run of the report. */
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Split-half reliability of a ranking: the questions are cut into two random halves `splits` times, each candidate
+ * is scored by its mean on either half, and τ-b between the two halves' rankings is taken. It bounds what any
+ * agreement with this side can show: when two halves of the official questions do not rank the candidates alike,
+ * their official differences are within the questions' noise, and validation cannot be expected to reproduce them
+ * whatever the generator. At half the questions it is a conservative (low) estimate of the full set's. `scores[c][q]`
+ * is candidate c's score on question q (every candidate on the same questions, in the same order). Null with fewer
+ * than two questions or three candidates, or when no split gives a defined τ-b.
+ */
+export function splitHalfReliability(scores: readonly (readonly number[])[], splits = 200, seed = 1): SplitHalf | null {
+  const n = scores[0]?.length ?? 0;
+  if (scores.length < 3 || n < 2) return null;
+  if (scores.some((row) => row.length !== n)) throw new RangeError('every candidate needs a score on every question');
+  const random = mulberry32(seed);
+  const order = Array.from({ length: n }, (_, q) => q);
+  const taus: number[] = [];
+  const mean = (row: readonly number[], qs: readonly number[]): number => qs.reduce((s, q) => s + row[q]!, 0) / qs.length;
+  for (let s = 0; s < splits; s++) {
+    for (let k = n - 1; k > 0; k--) {
+      const j = Math.floor(random() * (k + 1));
+      [order[k], order[j]] = [order[j]!, order[k]!];
+    }
+    const a = order.slice(0, Math.floor(n / 2));
+    const b = order.slice(Math.floor(n / 2));
+    const t = kendallTauB(
+      scores.map((row) => mean(row, a)),
+      scores.map((row) => mean(row, b)),
+    );
+    if (t !== null) taus.push(t);
+  }
+  if (!taus.length) return null;
+  taus.sort((x, y) => x - y);
+  const at = (p: number): number => taus[Math.min(taus.length - 1, Math.floor(p * taus.length))]!;
+  return {
+    meanTauB: taus.reduce((s, t) => s + t, 0) / taus.length,
+    p10: at(0.1),
+    p90: at(0.9),
+    splits: taus.length,
+    questions: n,
+    candidates: scores.length,
+  };
+}

@@ -21,7 +21,7 @@ import { readJsonl } from '../util/jsonl.ts';
 import { NO_OFFICIAL_TEST } from './cells.ts';
 import { historySplit } from './dev-subsets.ts';
 import { officialQuestions } from './official-eval.ts';
-import { agreementOf, type Agreement } from './fidelity-stats.ts';
+import { agreementOf, splitHalfReliability, type Agreement } from './fidelity-stats.ts';
 import { MetricsSchema, type Metrics } from './schemas.ts';
 import { FIDELITY_FILE, FidelityReportSchema, type FidelityCandidate, type FidelityReport } from './fidelity-schema.ts';
 import { partScoresFromSummary } from './scores.ts';
@@ -105,6 +105,23 @@ export function fidelityQuestions(
   return items;
 }
 
+/** A candidate's per-item context recall on the validation split, from the traces the search recorded. */
+function validationScores(archive: Archive, id: string): Map<string, number> | undefined {
+  const traces = archive.traces(id);
+  return traces ? new Map(traces.map((t) => [`${t.history}\u0000${t.question}`, t.scores?.contextRecall ?? 0])) : undefined;
+}
+
+/**
+ * Split-half reliability over the questions every candidate was scored on (a candidate without per-question
+ * scores leaves the statistic undefined rather than being left out).
+ */
+function reliabilityOf(rows: ReadonlyArray<Map<string, number> | undefined>) {
+  if (rows.some((r) => r === undefined)) return null;
+  const maps = rows as Map<string, number>[];
+  const keys = [...(maps[0]?.keys() ?? [])].filter((k) => maps.every((m) => m.has(k)));
+  return splitHalfReliability(maps.map((m) => keys.map((k) => m.get(k)!)));
+}
+
 /**
  * Evaluates every scored candidate of the run on official questions and writes `<run>/fidelity.json`. It holds the
  * run's lock meanwhile (a search writing the run refuses it, and it refuses a running search).
@@ -152,6 +169,8 @@ async function fidelityOf(dir: string, runDir: string, options: FidelityOptions)
   const pool = options.pool ?? createEvalPool(options.jobs ? { size: options.jobs } : {});
   const cacheDir = options.cacheDir ?? join(dir, 'eval-cache');
   const official = new Map<string, { metrics: Metrics | null; error: string | null }>();
+  // Per-question context recall of each evaluated candidate, for the split-half reliability of the official ranking.
+  const perQuestion = new Map<string, Map<string, number>>();
   try {
     for (const [i, id] of distinctIds.entries()) {
       const compiled = await compileDesign(archive.source(id));
@@ -181,6 +200,8 @@ async function fidelityOf(dir: string, runDir: string, options: FidelityOptions)
         onProgress: (p) => progress(p.done),
       });
       progress(questions.length);
+      // A question whose run failed delivered nothing: recall 0, as the summary counts it.
+      perQuestion.set(id, new Map(result.traces.map((t) => [`${t.history}\u0000${t.question}`, t.scores?.contextRecall ?? 0])));
       const { perCategory: _c, ...metrics } = partScoresFromSummary(result.summary);
       official.set(id, { metrics: MetricsSchema.parse(metrics), error: null });
     }
@@ -218,6 +239,7 @@ async function fidelityOf(dir: string, runDir: string, options: FidelityOptions)
   const runBestCandidate = candidates.find((c) => c.id === runBest);
   const bestCtx = contextRecall.regret?.bestOfficialScore;
   const runBestCtx = runBestCandidate?.official?.contextRecall;
+  const objective = String(config.objective ?? programs[0]!.scores!.objective);
   const report = FidelityReportSchema.parse({
     format: 1,
     run: archive.manifest.run,
@@ -230,7 +252,7 @@ async function fidelityOf(dir: string, runDir: string, options: FidelityOptions)
     histories: histories.map((h) => h.id),
     devHistories: histories.filter((h) => historySplit(h.id) === 'dev').map((h) => h.id),
     questionCount: questions.length,
-    objective: String(config.objective ?? programs[0]!.scores!.objective),
+    objective,
     contextBudget,
     answerer: answerer.id,
     runBest,
@@ -239,6 +261,11 @@ async function fidelityOf(dir: string, runDir: string, options: FidelityOptions)
     contextRecall,
     recallAt10: agreement('recallAt10'),
     runBestRegret: bestCtx !== undefined && runBestCtx !== null && runBestCtx !== undefined ? Math.max(0, bestCtx - runBestCtx) : null,
+    reliability: {
+      official: reliabilityOf(distinct.map((c) => perQuestion.get(c.id))),
+      // Validation per item is the fitness only for the evidence objective (context recall of the generated evidence).
+      validation: objective === 'evidence' ? reliabilityOf(distinct.map((c) => validationScores(archive, c.id))) : null,
+    },
   });
   writeFileAtomic(join(dir, FIDELITY_FILE), `${JSON.stringify(report, null, 2)}\n`);
   return report;

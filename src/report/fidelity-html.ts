@@ -1,5 +1,5 @@
 /** The report's fidelity section: how well the generated validation split ranked the run's candidates officially. */
-import type { FidelityReport } from '../experiments/fidelity-schema.ts';
+import type { FidelityReport, SplitHalfReliability } from '../experiments/fidelity-schema.ts';
 import { formatScore } from './format.ts';
 import { escapeHtml } from './html-escape.ts';
 
@@ -33,6 +33,22 @@ function agreementRow(label: string, a: Agreement): string {
     r ? `${escapeHtml(r.bestOfficial)} (${formatScore(r.bestOfficialScore)})` : '–',
   ];
   return `<tr>${cells.map((c, i) => `<td${i > 0 && i < 5 ? ' class="num"' : ''}>${c}</td>`).join('')}</tr>`;
+}
+
+/** One side's split-half reliability as text: mean τ-b [p10, p90] over its questions. */
+export function formatSplitHalf(h: SplitHalfReliability | null | undefined): string {
+  return h ? `${h.meanTauB.toFixed(2)} [${h.p10.toFixed(2)}, ${h.p90.toFixed(2)}] over ${h.questions} questions` : '–';
+}
+
+/** The reliability line, when the report has one (reports written before it existed do not). */
+function reliabilityNote(f: FidelityReport): string {
+  if (!f.reliability) return '';
+  return (
+    '<p class="note">Split-half reliability of the context-recall ranking (τ-b between two random halves of the ' +
+    `questions, mean [p10, p90]): official ${escapeHtml(formatSplitHalf(f.reliability.official))}; validation ` +
+    `${escapeHtml(formatSplitHalf(f.reliability.validation))}. A validation–official τ-b above the official one is not ` +
+    'to be expected: beyond it the official differences are noise.</p>\n'
+  );
 }
 
 /** The section's body; a hint on how to compute it when the run has no fidelity.json. */
@@ -71,5 +87,5 @@ export function fidelitySection(f: FidelityReport | null): string {
   const candidates =
     `<table class="data"><thead><tr>${candHeads.map((h) => `<th>${h}</th>`).join('')}</tr></thead>` +
     `<tbody>${rows.join('')}</tbody></table>`;
-  return `<p class="note">${escapeHtml(NOTE)}</p>\n<p class="note">${where}</p>\n${summary}\n${candidates}`;
+  return `<p class="note">${escapeHtml(NOTE)}</p>\n<p class="note">${where}</p>\n${summary}\n${reliabilityNote(f)}${candidates}`;
 }

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { ConfigError } from '../../errors.ts';
 import { computeFidelity, fidelityHistorySource, type FidelityProgress } from '../../experiments/fidelity.ts';
 import type { FidelityReport } from '../../experiments/fidelity-schema.ts';
-import { formatCorrelation, formatRegret } from '../../report/fidelity-html.ts';
+import { formatCorrelation, formatRegret, formatSplitHalf } from '../../report/fidelity-html.ts';
 import { checkPaths, tablePathChecks } from '../check-paths.ts';
 import * as common from '../common-options.ts';
 import { loadCommandHistories } from '../history-warnings.ts';
@@ -86,6 +86,12 @@ export function renderFidelity(f: FidelityReport): string {
     ]);
   }
   lines.push(summary.toString());
+  // How far the rankings themselves are reproducible: a val–official τ-b above the official split-half one is not to be expected.
+  if (f.reliability)
+    lines.push(
+      'split-half reliability of the context-recall ranking (τ-b between two random halves of the questions, mean [p10, p90]): ' +
+        `official ${formatSplitHalf(f.reliability.official)}; validation ${formatSplitHalf(f.reliability.validation)}`,
+    );
   const t = new Table({
     head: ['program', 'iter', 'status', 'val fitness', 'official ctx recall', 'official R@10', ''],
     style: { head: [], border: [], compact: true },

@@ -21,6 +21,7 @@ import {
   yesNoQuestion,
 } from './families.ts';
 import { extractFacts, type TextFact } from './facts.ts';
+import { memberNames, mentionCountQuestion, multiEvidenceShare } from './mention-counts.ts';
 import {
   bridgeQuestion,
   contentSentences,
@@ -39,7 +40,7 @@ import {
 } from './templates.ts';
 
 /** Name and version of the offline generator, written into every item it makes. */
-export const RULE_BASED_GENERATOR = 'rule-based@4';
+export const RULE_BASED_GENERATOR = 'rule-based@5';
 
 /** Question types the rule-based generator can write. */
 export const RULE_BASED_TYPES: readonly QuestionType[] = ['single-hop', 'multi-hop', 'temporal', 'aggregation', 'false-premise'];
@@ -132,6 +133,8 @@ const FAMILY_SHARE = 1;
 const BEFORE_SHARE = 0.12;
 /** How often a single-hop question may be a who-said one: real questions rarely ask who said something. */
 const WHO_SHARE = 0.15;
+/** Named things a count-over-sessions try may ask about before giving up on the bundle (its own budget). */
+const COUNT_TRIES = 12;
 /** Of those single-hop tries, the share asked as yes/no with a verified premise ("Did Caroline join …?" → Yes). */
 const YES_NO_SHARE = 0.15;
 
@@ -148,6 +151,13 @@ function templateCandidate(ctx: RuleContext, bundle: Bundle, type: QuestionType,
   const members = rng.shuffle(bundle.records.map((id) => ctx.graph.index.get(id)!));
   let tries = 0;
   const budget = (): boolean => ++tries <= MAX_TRIES;
+  // In a dense history a share of single-hop and temporal requests is first tried as a count over sessions, so the
+  // evidence-count mix follows what is asked of such histories (mention-counts.ts).
+  const counts = multiEvidenceShare(ctx);
+  if ((type === 'single-hop' || type === 'temporal') && counts > 0 && rng.next() < counts) {
+    const c = countCandidate(ctx, members);
+    if (c) return c;
+  }
   switch (type) {
     case 'single-hop': {
       if (rng.next() < FAMILY_SHARE) {
@@ -240,7 +250,7 @@ function templateCandidate(ctx: RuleContext, bundle: Bundle, type: QuestionType,
           fresh(ctx, eventListQuestion(ctx, s.c));
         if (c) return c;
       }
-      return undefined;
+      return counts > 0 ? countCandidate(ctx, members) : undefined;
     }
     case 'false-premise': {
       for (const s of memberClauses(ctx, members, rng)) {
@@ -299,6 +309,19 @@ function fresh(ctx: RuleContext, c: RuleCandidate | undefined): RuleCandidate | 
   if (asked.has(key)) return undefined;
   asked.add(key);
   return c;
+}
+
+/** A count-over-sessions candidate about a named thing of the bundle's turns, not asked before, or undefined. */
+function countCandidate(ctx: RuleContext, members: readonly number[]): RuleCandidate | undefined {
+  const tried = new Set<string>();
+  for (const { i, name } of memberNames(ctx, members)) {
+    if (tried.has(name)) continue;
+    if (tried.size >= COUNT_TRIES) break;
+    tried.add(name);
+    const c = fresh(ctx, mentionCountQuestion(ctx, i, name));
+    if (c) return c;
+  }
+  return undefined;
 }
 
 /** A linked-pair multi-hop candidate whose first record is a turn of the bundle, or undefined. */

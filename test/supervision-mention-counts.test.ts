@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import type { SourceRecord } from '../sandbox/contract.ts';
+import { checkBlindReading } from '../src/supervision/blind-recovery.ts';
+import { createOfflineBlindReader } from '../src/supervision/offline-reader.ts';
+import { checkPlan } from '../src/supervision/plan-checks.ts';
+import { checkQuestion } from '../src/supervision/question-checks.ts';
+import { buildRecordGraph } from '../src/supervision/record-graph.ts';
+import { createRuleContext } from '../src/supervision/rule-based/generator.ts';
+import { mentionCountQuestion, multiEvidenceShare, namesSomeone, sessionCount } from '../src/supervision/rule-based/mention-counts.ts';
+
+const turn = (id: string, time: string, thread: string, text: string, speaker = 'Ana'): SourceRecord => ({
+  id,
+  kind: 'turn',
+  speaker,
+  time,
+  thread,
+  text,
+});
+
+// Frau Lehmann comes up in three May sessions (twice in s2), once in June; Ben talks with Ana throughout.
+const records: SourceRecord[] = [
+  turn('s1:1', '2024-05-02T09:00:00', 's1', 'I bought wild garlic from Frau Lehmann at the market.'),
+  turn('s1:2', '2024-05-02T09:00:00', 's1', 'Sounds tasty. Did you cook with it?', 'Ben'),
+  turn('s2:1', '2024-05-10T09:00:00', 's2', 'Ben, the bike needs a new chain before Saturday.'),
+  turn('s2:2', '2024-05-10T09:00:00', 's2', 'Frau Lehmann gave me some basil as well.'),
+  turn('s2:3', '2024-05-10T09:00:00', 's2', 'I thanked Frau Lehmann again for the basil.'),
+  turn('s3:1', '2024-05-20T09:00:00', 's3', 'The radishes from Frau Lehmann were crisp this week.'),
+  turn('s4:1', '2024-05-28T09:00:00', 's4', 'I repaired the lamp in the hallway on Sunday.'),
+  turn('s5:1', '2024-06-03T09:00:00', 's5', 'Frau Lehmann was away, so I went to another stall.'),
+];
+const graph = buildRecordGraph(records);
+const ctx = createRuleContext(graph);
+const at = (id: string): number => graph.index.get(id)!;
+
+describe('counts over sessions (mention-counts.ts)', () => {
+  it('counts the conversations of the month naming a person, one record of each as evidence, and the blind reader agrees', async () => {
+    const c = mentionCountQuestion(ctx, at('s1:1'), 'Frau Lehmann');
+    expect(c).toBeDefined();
+    expect(c!.question).toBe('In how many conversations in May 2024 did Frau Lehmann come up?');
+    expect(c!.plan.answer).toBe('3');
+    expect(c!.plan.answerType).toBe('number');
+    // the first naming turn of each conversation; the second one of s2 and June's are not cited
+    expect(c!.plan.evidence.map((e) => e.record)).toEqual(['s1:1', 's2:2', 's3:1']);
+    const byId = new Map(records.map((r) => [r.id, r]));
+    const pc = checkPlan(c!.plan, { bundle: new Set(byId.keys()), records: byId, allowedTypes: new Set(['aggregation']) });
+    expect(pc.ok).toBe(true);
+    expect(checkQuestion(c!.question, c!.plan.answer, c!.plan.answerType, [...byId.keys()]).ok).toBe(true);
+    const reading = await createOfflineBlindReader().read({ question: c!.question, answerType: 'number', records });
+    const check = checkBlindReading(reading, { answer: '3', answerType: 'number', evidenceRecords: ['s1:1', 's2:2', 's3:1'] });
+    expect(check.ok).toBe(true);
+  });
+
+  it('widens a month with too few such conversations to its quarter, and refuses one-off names', () => {
+    // June alone has one conversation naming her; June–August has one too: no count question
+    expect(mentionCountQuestion(ctx, at('s5:1'), 'Frau Lehmann')).toBeUndefined();
+    const extra = [
+      ...records,
+      turn('s6:1', '2024-07-04T09:00:00', 's6', 'Frau Lehmann is back at her stall.'),
+      turn('s7:1', '2024-08-09T09:00:00', 's7', 'Frau Lehmann had the first plums.'),
+    ];
+    const g = buildRecordGraph(extra);
+    const c = mentionCountQuestion(createRuleContext(g), g.index.get('s5:1')!, 'Frau Lehmann');
+    expect(c?.question).toBe('In how many conversations between June and August 2024 did Frau Lehmann come up?');
+    expect(c?.plan.answer).toBe('3');
+    expect(mentionCountQuestion(ctx, at('s4:1'), 'Sunday')).toBeUndefined();
+  });
+
+  it('counts named things only: not the speakers, months, weekdays or acronyms', () => {
+    expect(namesSomeone(ctx, 'Frau Lehmann')).toBe(true);
+    expect(namesSomeone(ctx, 'Ben')).toBe(false);
+    expect(namesSomeone(ctx, 'Feb')).toBe(false);
+    expect(namesSomeone(ctx, 'Sunday')).toBe(false);
+    expect(namesSomeone(ctx, 'USB')).toBe(false);
+    // a nationality word is never a phrase's head here
+    expect(namesSomeone(ctx, 'Ethiopian')).toBe(false);
+    expect(mentionCountQuestion(ctx, at('s2:1'), 'Ben')).toBeUndefined();
+  });
+
+  it('asks counts only of long histories: the share grows with the number of conversations', () => {
+    expect(sessionCount(ctx)).toBe(5);
+    expect(multiEvidenceShare(ctx)).toBe(0);
+    const long = Array.from({ length: 60 }, (_, k) =>
+      turn(`t${k}`, `2024-${String(1 + (k % 12)).padStart(2, '0')}-05T09:00:00`, `c${k}`, 'I walked to the market.'),
+    );
+    const mid = createRuleContext(buildRecordGraph(long.slice(0, 42)));
+    const top = createRuleContext(buildRecordGraph(long));
+    expect(multiEvidenceShare(mid)).toBeGreaterThan(0);
+    expect(multiEvidenceShare(mid)).toBeLessThan(multiEvidenceShare(top));
+    expect(multiEvidenceShare(top)).toBe(0.7);
+  });
+});
