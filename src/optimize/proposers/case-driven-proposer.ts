@@ -157,7 +157,7 @@ export const CASE_MOVES: readonly CaseMove[] = [
     signals: { 'long-unit': 1.5 },
     target: 'storage',
     why:
-      'store long records as passages (a turn\'s user part apart from the reply, long texts split at sentence ends) and keep ' +
+      "store long records as passages (a turn's user part apart from the reply, long texts split at sentence ends) and keep " +
       'the best passage per record, so more evidence records fit the budget',
     marker: '@block units:passages',
     requires: PASSAGE_REQUIRES,
