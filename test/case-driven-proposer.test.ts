@@ -143,6 +143,75 @@ describe('case analysis', () => {
   });
 });
 
+// A long record: a user turn followed by a long assistant reply (invented), in a history of short ones.
+const reply = Array.from({ length: 12 }, (_, i) => `Point ${i + 1} of the reply covers a separate matter in some detail here.`).join(' ');
+const longTurn = turn(
+  's4:1',
+  `User: I repaired the kettle with a spare fuse today.\nAssistant: ${reply}`,
+  'user',
+  's4',
+  '2023-08-01T09:00:00',
+);
+const withLong = [...records, longTurn];
+const positionIn = (list: SourceRecord[]) => (_h: string, id: string) => {
+  const i = list.findIndex((r) => r.id === id);
+  return i < 0 ? undefined : { index: i, thread: list[i]!.thread!, words: list[i]!.text.split(/\s+/).length };
+};
+
+describe('long evidence', () => {
+  it('reads missing evidence that is a long record as a long-unit case, a short one not', () => {
+    const long = failure('l1', 'How did I repair the kettle?', ['s1:3'], ['s2:3']);
+    long.evidence[0] = { ...long.evidence[0]!, record: 's4:1', excerpt: longTurn.text.slice(0, 300) };
+    expect(analyseCase(long, positionIn(withLong))!.signals).toContain('long-unit');
+    expect(analyseCase(failure('l2', 'What does Ana love?', ['s1:3'], ['s2:3']), positionIn(withLong))!.signals).not.toContain('long-unit');
+  });
+
+  it('proposes passage units for long evidence, and they store the long record as verified passages, one per record ranked', async () => {
+    const cases = ['kettle', 'fuse', 'repair'].map((w, i) => {
+      const c = failure(`k${i}`, `What about the ${w}?`, ['s1:3'], ['s2:3', 's2:1']);
+      c.evidence[0] = { ...c.evidence[0]!, record: 's4:1', excerpt: longTurn.text.slice(0, 300) };
+      return c;
+    });
+    const training: TrainingView = { items: [], records: (h) => (h === 'h' ? withLong : []), ranked: () => undefined };
+    const p = await createCaseDrivenProposer().propose(context(cases, training));
+    expect(p!.operator).toBe('passage-units');
+    const r = await applyAndCheck(seed, p!.edits, (s) => compileDesign(s));
+    if (!r.ok) throw new Error(JSON.stringify(r).slice(0, 600));
+    expect(r.source).toContain('@block units:passages');
+    const compiled = await compileDesign(r.source);
+    if (!compiled.ok) throw new Error('no compile');
+    const created = await createSandbox(compiled.program, createHostTools());
+    if (!created.ok) throw new Error(created.failure.message);
+    const sb = created.sandbox;
+    try {
+      expect((await sb.store(withLong)).ok).toBe(true);
+      const all = await sb.memoryUnits();
+      if (!all.ok) throw new Error(all.failure.message);
+      const units = all.value.filter((u) => u.sources.includes('s4:1'));
+      // The user part alone, then the reply in pieces of at most PASSAGE_WORDS words.
+      expect(units.length).toBeGreaterThan(2);
+      expect(units[0]!.text).toMatch(/User: I repaired the kettle with a spare fuse today\.$/);
+      for (const u of units) expect(u.text.split(/\s+/).length).toBeLessThanOrEqual(80 + 8);
+      // Short records stay whole, under their own ids.
+      expect(all.value.find((u) => u.id === 's1:3')!.sources).toEqual(['s1:3']);
+      const hits = await sb.retrieve({ id: 'q', text: 'Point of the reply covers a separate matter' });
+      if (!hits.ok) throw new Error(hits.failure.message);
+      const recordOf = new Map(all.value.map((u) => [u.id, u.sources[0]]));
+      const ranked = hits.value.map((h) => recordOf.get(h.unit));
+      expect(ranked[0]).toBe('s4:1');
+      expect(new Set(ranked).size).toBe(ranked.length);
+    } finally {
+      sb.dispose();
+    }
+  });
+
+  it('leaves a design alone whose add stage would build other units than its store', () => {
+    const move = CASE_MOVES.find((m) => m.name === 'passage-units')!;
+    expect(move.build({ has: (n) => n !== 'addRecords', hasAddStage: true, markers: () => false, training: undefined })).toBeNull();
+    expect(move.build({ has: () => true, hasAddStage: true, markers: () => false, training: undefined })).not.toBeNull();
+  });
+});
+
 describe('the case-driven proposer', () => {
   it('gives two histories with different failure profiles different programs', async () => {
     const proposer = createCaseDrivenProposer();
@@ -230,7 +299,9 @@ describe('constants the case moves introduce', () => {
       for (const e of built?.edits ?? [])
         if (e.op === 'add-helper') for (const m of e.code.matchAll(/^const ([A-Z][A-Z0-9_]*) = -?\d/gm)) introduced.add(m[1]!);
     }
-    expect([...introduced].sort()).toEqual(expect.arrayContaining(['BRIDGE_TERMS', 'DATE_WEIGHT', 'DIVERSITY', 'SPEAKER_WEIGHT']));
+    expect([...introduced].sort()).toEqual(
+      expect.arrayContaining(['BRIDGE_TERMS', 'DATE_WEIGHT', 'DIVERSITY', 'PASSAGE_WORDS', 'SPEAKER_WEIGHT']),
+    );
     for (const name of introduced) expect(CONSTANT_RANGES[name], name).toBeDefined();
   });
 });
@@ -251,7 +322,13 @@ describe('every case move on the seed', () => {
       if (!r.ok) throw new Error(`${move.name}: ${JSON.stringify(r.stage === 'apply' ? r.errors : r.diagnostics).slice(0, 600)}`);
       source = r.source;
     }
-    for (const marker of ['@block bridge:table', '@block speaker:named', '@block date:resolved', '@block diversity:sessions'])
+    for (const marker of [
+      '@block bridge:table',
+      '@block speaker:named',
+      '@block date:resolved',
+      '@block diversity:sessions',
+      '@block units:passages',
+    ])
       expect(source).toContain(marker);
     const compiled = await compileDesign(source);
     if (!compiled.ok) throw new Error('no compile');

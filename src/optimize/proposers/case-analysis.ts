@@ -23,6 +23,8 @@ export const CASE_SIGNALS = [
   'multi-session',
   /** The missing evidence is a short record (few words to match). */
   'short-unit',
+  /** The missing evidence is a long record: delivered whole it takes a large share of the context budget. */
+  'long-unit',
   /** A record ranked instead sits right next to the missing evidence in its thread. */
   'neighbour',
   /** The missing evidence was not ranked at all or very deep (beyond 50). */
@@ -58,11 +60,13 @@ export interface FailureProfile {
 const GAP_OVERLAP = 0.34;
 /** At most this many tokens make a short record. */
 const SHORT_TOKENS = 12;
+/** More words than this make a long record (about a fifth of a 1,000-token budget and more). */
+const LONG_WORDS = 150;
 /** Ranks beyond this count as deep. */
 const DEEP_RANK = 50;
 
 /** Position of a record in its history, to tell neighbours apart (undefined when unknown). */
-export type RecordPosition = (history: string, record: string) => { index: number; thread?: string } | undefined;
+export type RecordPosition = (history: string, record: string) => { index: number; thread?: string; words?: number } | undefined;
 
 const MONTH_WORDS = /\b(january|february|march|april|may|june|july|august|september|october|november|december|(19|20)\d{2})\b/i;
 
@@ -133,6 +137,8 @@ export function analyseCase(c: FailureCase, position?: RecordPosition, frame: Re
   if (evidenceThreads.size > 0 && majority(c.instead, (r) => !r.thread || !evidenceThreads.has(r.thread))) signals.push('session');
   if (evidenceThreads.size >= 2) signals.push('multi-session');
   if (missing.some((e) => tokenize(e.excerpt).length <= SHORT_TOKENS)) signals.push('short-unit');
+  // The excerpt is cut for display, so a record's length comes from the history when positions are known.
+  if (position && missing.some((e) => (position(c.history, e.record)?.words ?? 0) > LONG_WORDS)) signals.push('long-unit');
 
   if (position) {
     const near = missing.some((e) => {
@@ -183,13 +189,21 @@ export function describeProfile(p: FailureProfile): string {
   return `${p.cases} cases with missing evidence: ${parts.join(', ')}; mean query-term overlap ${p.meanOverlap.toFixed(2)}`;
 }
 
-/** Record positions of histories (index in history order, thread), for the neighbour signal. */
-export function positionsOf(records: (history: string) => ReadonlyArray<{ id: string; thread?: string }>): RecordPosition {
-  const cache = new Map<string, Map<string, { index: number; thread?: string }>>();
+/** Record positions of histories (index in history order, thread, length in words), for the neighbour and long-unit signals. */
+export function positionsOf(records: (history: string) => ReadonlyArray<{ id: string; thread?: string; text?: string }>): RecordPosition {
+  const cache = new Map<string, Map<string, { index: number; thread?: string; words?: number }>>();
   return (history, record) => {
     let m = cache.get(history);
     if (!m) {
-      m = new Map(records(history).map((r, index) => [r.id, r.thread ? { index, thread: r.thread } : { index }]));
+      m = new Map(
+        records(history).map((r, index) => {
+          const at: { index: number; thread?: string; words?: number } = { index };
+          if (r.thread) at.thread = r.thread;
+          // Whitespace words: cheap over a whole history, and close enough for a length threshold.
+          if (r.text !== undefined) at.words = r.text.split(/\s+/).length;
+          return [r.id, at];
+        }),
+      );
       cache.set(history, m);
     }
     return m.get(record);

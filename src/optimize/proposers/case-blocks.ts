@@ -3,8 +3,8 @@ import { RETRIEVE_SLOTS } from './mutation-catalog.ts';
 
 /**
  * The design code the case-driven proposer writes. The first case move turns `retrieve` into a pipeline with one
- * named slot per kind of fix — query bridging, speaker and date cues, learned reranking, session diversity — each an
- * identity until a move fills it, so moves compose in any order. The pipeline keeps the catalog's slots
+ * named slot per kind of fix — query bridging, speaker and date cues, learned reranking, session diversity, one
+ * passage per record — each an identity until a move fills it, so moves compose in any order. The pipeline keeps the catalog's slots
  * (`expandQuery`, `rescoreHits`, `boostByTime`), so catalog operators still apply after it and before it.
  * Filled slots carry a marker comment (`@block <name>`) by which the proposer sees what a design already has.
  *
@@ -22,6 +22,7 @@ const CASE_RETRIEVE = `retrieve(q: Question, memory: Memory, tools: Tools): Hit[
     hits = dateBoost(q, hits, memory, tools);
     hits = diversify(hits, memory);
     hits = learnedRank(q, hits, memory, tools);
+    hits = perRecord(hits, memory);
     return hits.slice(0, TOP_K);
   }`;
 
@@ -49,6 +50,12 @@ function dateBoost(q: Question, hits: Hit[], memory: Memory, tools: Tools): Hit[
 
 /** Spreads the ranking over sessions. @block diversity:identity */
 function diversify(hits: Hit[], memory: Memory): Hit[] {
+  void memory;
+  return hits;
+}
+
+/** Keeps the units the ranking shows per record (several when a record is stored as passages). @block record:identity */
+function perRecord(hits: Hit[], memory: Memory): Hit[] {
   void memory;
   return hits;
 }

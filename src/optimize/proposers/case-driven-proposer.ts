@@ -18,12 +18,15 @@ import {
 } from './case-blocks.ts';
 import { MUTATION_OPERATORS, type OperatorTarget } from './mutation-catalog.ts';
 import { createMutationProposer, declaredNames } from './offline-mutation.ts';
+import { PASSAGE_REQUIRES, passageEdits } from './passage-blocks.ts';
 import { RANK_DEPTH, fitRanking, rankingExamples } from './rank-fitting.ts';
 import type { Proposal, ProposalContext, Proposer, TrainingView } from './types.ts';
 
 /** What a move is given to write its edits. */
 interface MoveInput {
   has: (name: string) => boolean;
+  /** Whether the design has the optional `add` stage (moves that change what a unit is must keep store and add alike). */
+  hasAddStage?: boolean;
   markers: (marker: string) => boolean;
   training: TrainingView | undefined;
 }
@@ -42,6 +45,8 @@ interface CaseMove {
   build(input: MoveInput): { edits: EditOp[]; detail: string } | null;
 }
 
+/** A design's optional `add` stage, as a method of the design object. */
+const ADD_STAGE = /^\s+(?:async\s+)?add\s*\(/m;
 /** Below this priority a move is not called for by the cases (the catalog fallback explores instead). */
 const MIN_PRIORITY = 0.1;
 /** Priority kept per earlier rejection of the same move in the run. */
@@ -146,6 +151,21 @@ export const CASE_MOVES: readonly CaseMove[] = [
       };
     },
   },
+  {
+    name: 'passage-units',
+    // Long evidence is lost to the budget whatever the ranking, so the cue outweighs a ranking signal's.
+    signals: { 'long-unit': 1.5 },
+    target: 'storage',
+    why:
+      "store long records as passages (a turn's user part apart from the reply, long texts split at sentence ends) and keep " +
+      'the best passage per record, so more evidence records fit the budget',
+    marker: '@block units:passages',
+    requires: PASSAGE_REQUIRES,
+    build(input) {
+      const edits = passageEdits(input.has, input.hasAddStage ?? false);
+      return edits ? { edits, detail: 'passages of at most PASSAGE_WORDS words' } : null;
+    },
+  },
   catalogMove('session-fusion', { session: 0.8 }),
   catalogMove('index-window', { 'short-unit': 0.6, neighbour: 0.8 }),
   catalogMove('query-prf', { 'lexical-gap': 0.5 }),
@@ -184,7 +204,12 @@ export function createCaseDrivenProposer(options: { moves?: readonly CaseMove[] 
       const tried = new Set(ctx.revisions.filter((r) => r.parent === id && r.operator).map((r) => r.operator!));
       const position = ctx.training ? positionsOf((h) => ctx.training!.records(h)) : undefined;
       const profile = failureProfile(ctx.failures, position);
-      const input: MoveInput = { has: (n) => names.has(n), markers: (m) => source.includes(m), training: ctx.training };
+      const input: MoveInput = {
+        has: (n) => names.has(n),
+        hasAddStage: ADD_STAGE.test(source),
+        markers: (m) => source.includes(m),
+        training: ctx.training,
+      };
       // A move the validation split keeps rejecting (on other parents) loses priority each time: the cases call for
       // it, but what it writes does not help this history.
       const rejected = new Map<string, number>();

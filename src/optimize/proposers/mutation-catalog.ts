@@ -428,6 +428,9 @@ export const CONSTANT_RANGES: Readonly<Record<string, { min: number; max: number
   DATE_WEIGHT: { min: 0, max: 1.5, step: 0.15 },
   DIVERSITY: { min: 0.5, max: 1, step: 0.05 },
   LTR_DEPTH: { min: 10, max: 200, step: 15, integer: true },
+  // The passage-units move (passage-blocks.ts): at least 8 words, so a passage still verifies as a quote.
+  PASSAGE_WORDS: { min: 20, max: 300, step: 20, integer: true },
+  PASSAGE_MIN_WORDS: { min: 8, max: 40, step: 4, integer: true },
 };
 
 /** Which constants belong to which failure target (tweaks follow the diagnosis like structural operators). */
@@ -449,4 +452,6 @@ export const CONSTANT_TARGETS: Readonly<Record<string, OperatorTarget>> = {
   DATE_WEIGHT: 'retrieval',
   DIVERSITY: 'retrieval',
   LTR_DEPTH: 'retrieval',
+  PASSAGE_WORDS: 'storage',
+  PASSAGE_MIN_WORDS: 'storage',
 };
