@@ -19,17 +19,10 @@ import { createOfflineBlindReader } from '../src/supervision/offline-reader.ts';
 import { checkQuestion } from '../src/supervision/question-checks.ts';
 import { verifySpan } from '../src/supervision/spans.ts';
 import { whoAt } from '../src/supervision/rule-based/speakers.ts';
+import { turn } from './helpers/turn.ts';
 
 const LOCOMO = join(import.meta.dirname, '..', '..', 'shared', 'data', 'locomo', 'locomo10.json');
 
-const turn = (id: string, speaker: string, time: string, thread: string, text: string): SourceRecord => ({
-  id,
-  kind: 'turn',
-  speaker,
-  time,
-  thread,
-  text,
-});
 // Melanie asks about Caroline's summer plans; Caroline's reply names "adoption agencies", which no word of the
 // question shares. Other sessions talk about the same things so nothing is unique by one rare word.
 const records: SourceRecord[] = [

@@ -22,15 +22,8 @@ import {
 import { createRuleContext, ruleCandidate } from '../src/supervision/rule-based/generator.ts';
 import type { RuleCandidate } from '../src/supervision/rule-based/templates.ts';
 import { aboutUser, inUserVoice } from '../src/supervision/rule-based/voice.ts';
+import { turn } from './helpers/turn.ts';
 
-const turn = (id: string, speaker: string, time: string, thread: string, text: string): SourceRecord => ({
-  id,
-  kind: 'turn',
-  speaker,
-  time,
-  thread,
-  text,
-});
 // Ana and Ben over three sessions: what each did, likes and is doing, with one relative date ("yesterday").
 const records: SourceRecord[] = [
   turn('S1:1', 'Ana', '2023-05-08T10:00:00', 's1', 'I painted a lake sunrise yesterday. It was so calming.'),

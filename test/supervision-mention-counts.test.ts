@@ -6,27 +6,22 @@ import { checkPlan } from '../src/supervision/plan-checks.ts';
 import { checkQuestion } from '../src/supervision/question-checks.ts';
 import { buildRecordGraph } from '../src/supervision/record-graph.ts';
 import { createRuleContext } from '../src/supervision/rule-based/generator.ts';
+import { turn } from './helpers/turn.ts';
 import { mentionCountQuestion, multiEvidenceShare, namesSomeone, sessionCount } from '../src/supervision/rule-based/mention-counts.ts';
 
-const turn = (id: string, time: string, thread: string, text: string, speaker = 'Ana'): SourceRecord => ({
-  id,
-  kind: 'turn',
-  speaker,
-  time,
-  thread,
-  text,
-});
+const say = (id: string, time: string, thread: string, text: string, speaker = 'Ana'): SourceRecord =>
+  turn(id, speaker, time, thread, text);
 
 // Frau Lehmann comes up in three May sessions (twice in s2), once in June; Ben talks with Ana throughout.
 const records: SourceRecord[] = [
-  turn('s1:1', '2024-05-02T09:00:00', 's1', 'I bought wild garlic from Frau Lehmann at the market.'),
-  turn('s1:2', '2024-05-02T09:00:00', 's1', 'Sounds tasty. Did you cook with it?', 'Ben'),
-  turn('s2:1', '2024-05-10T09:00:00', 's2', 'Ben, the bike needs a new chain before Saturday.'),
-  turn('s2:2', '2024-05-10T09:00:00', 's2', 'Frau Lehmann gave me some basil as well.'),
-  turn('s2:3', '2024-05-10T09:00:00', 's2', 'I thanked Frau Lehmann again for the basil.'),
-  turn('s3:1', '2024-05-20T09:00:00', 's3', 'The radishes from Frau Lehmann were crisp this week.'),
-  turn('s4:1', '2024-05-28T09:00:00', 's4', 'I repaired the lamp in the hallway on Sunday.'),
-  turn('s5:1', '2024-06-03T09:00:00', 's5', 'Frau Lehmann was away, so I went to another stall.'),
+  say('s1:1', '2024-05-02T09:00:00', 's1', 'I bought wild garlic from Frau Lehmann at the market.'),
+  say('s1:2', '2024-05-02T09:00:00', 's1', 'Sounds tasty. Did you cook with it?', 'Ben'),
+  say('s2:1', '2024-05-10T09:00:00', 's2', 'Ben, the bike needs a new chain before Saturday.'),
+  say('s2:2', '2024-05-10T09:00:00', 's2', 'Frau Lehmann gave me some basil as well.'),
+  say('s2:3', '2024-05-10T09:00:00', 's2', 'I thanked Frau Lehmann again for the basil.'),
+  say('s3:1', '2024-05-20T09:00:00', 's3', 'The radishes from Frau Lehmann were crisp this week.'),
+  say('s4:1', '2024-05-28T09:00:00', 's4', 'I repaired the lamp in the hallway on Sunday.'),
+  say('s5:1', '2024-06-03T09:00:00', 's5', 'Frau Lehmann was away, so I went to another stall.'),
 ];
 const graph = buildRecordGraph(records);
 const ctx = createRuleContext(graph);
@@ -55,8 +50,8 @@ describe('counts over sessions (mention-counts.ts)', () => {
     expect(mentionCountQuestion(ctx, at('s5:1'), 'Frau Lehmann')).toBeUndefined();
     const extra = [
       ...records,
-      turn('s6:1', '2024-07-04T09:00:00', 's6', 'Frau Lehmann is back at her stall.'),
-      turn('s7:1', '2024-08-09T09:00:00', 's7', 'Frau Lehmann had the first plums.'),
+      say('s6:1', '2024-07-04T09:00:00', 's6', 'Frau Lehmann is back at her stall.'),
+      say('s7:1', '2024-08-09T09:00:00', 's7', 'Frau Lehmann had the first plums.'),
     ];
     const g = buildRecordGraph(extra);
     const c = mentionCountQuestion(createRuleContext(g), g.index.get('s5:1')!, 'Frau Lehmann');
@@ -80,7 +75,7 @@ describe('counts over sessions (mention-counts.ts)', () => {
     expect(sessionCount(ctx)).toBe(5);
     expect(multiEvidenceShare(ctx)).toBe(0);
     const long = Array.from({ length: 60 }, (_, k) =>
-      turn(`t${k}`, `2024-${String(1 + (k % 12)).padStart(2, '0')}-05T09:00:00`, `c${k}`, 'I walked to the market.'),
+      say(`t${k}`, `2024-${String(1 + (k % 12)).padStart(2, '0')}-05T09:00:00`, `c${k}`, 'I walked to the market.'),
     );
     const mid = createRuleContext(buildRecordGraph(long.slice(0, 42)));
     const top = createRuleContext(buildRecordGraph(long));

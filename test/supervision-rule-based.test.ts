@@ -8,15 +8,8 @@ import { nounPhrases, nounUsage } from '../src/supervision/rule-based/phrases.ts
 import { linkedWhichQuestion, whenQuestion, whichQuestion, contentSentences } from '../src/supervision/rule-based/templates.ts';
 import { createOfflineBlindReader } from '../src/supervision/offline-reader.ts';
 import { checkQuestion } from '../src/supervision/question-checks.ts';
+import { turn } from './helpers/turn.ts';
 
-const turn = (id: string, speaker: string, time: string, thread: string, text: string): SourceRecord => ({
-  id,
-  kind: 'turn',
-  speaker,
-  time,
-  thread,
-  text,
-});
 // Two sessions in May and one in June; Melanie talks about her pottery class in May and again in June.
 const records: SourceRecord[] = [
   turn('D1:1', 'Melanie', '2023-05-08T10:00:00', 's1', 'I finally signed up for the pottery class at the community center downtown.'),
