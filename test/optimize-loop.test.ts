@@ -12,7 +12,7 @@ import type { EditOp } from '../src/design/edit-ops.ts';
 import { evalAnswererFrom, evalScorerFrom } from '../src/evaluate/eval-adapters.ts';
 import { createEvalPool, type EvalPool } from '../src/evaluate/evaluate.ts';
 import { createPoolEvaluator } from '../src/optimize/pool-evaluator.ts';
-import { MUTATION_OPERATORS } from '../src/optimize/proposers/mutation-catalog.ts';
+import { passageEdits } from '../src/optimize/proposers/passage-blocks.ts';
 import { declaredNames } from '../src/optimize/proposers/offline-mutation.ts';
 import type { Proposal, ProposalContext, Proposer } from '../src/optimize/proposers/types.ts';
 import { runOptimize, type OptimizeReport } from '../src/optimize/run-optimize.ts';
@@ -174,12 +174,9 @@ describe('runSearch with broken proposals', () => {
   let proposer: ReturnType<typeof scriptedProposer>;
   const events: SearchEvent[] = [];
 
-  const fusion = MUTATION_OPERATORS.find((op) => op.name === 'session-fusion')!;
+  // The good proposal: passage units, which the embedded persona's long turns need (a clear gain on its validation).
   const names = declaredNames(seedSource);
-  const goodEdits: EditOp[] = fusion.edits(
-    (n) => names.has(n),
-    (m) => seedSource.includes(m),
-  );
+  const goodEdits: EditOp[] = passageEdits((n) => names.has(n), /^\s*add\(/m.test(seedSource))!;
 
   beforeAll(async () => {
     pool = createEvalPool({ size: 2 });
@@ -224,7 +221,7 @@ describe('runSearch with broken proposals', () => {
       // iteration 1, attempt 2 (repair): compiles, then kills its sandbox process in store
       { edits: [{ op: 'replace-stage', stage: 'store', code: MAP_BOMB_STORE }], rationale: 'remember everything', target: 'storage' },
       // iteration 2: a good one
-      { edits: goodEdits, rationale: 'fuse session scores into turn scores', target: 'retrieval', operator: 'session-fusion' },
+      { edits: goodEdits, rationale: 'store long records as passages', target: 'retrieval', operator: 'passage-units' },
     ]);
     result = await runSearch({
       archive,
@@ -290,7 +287,7 @@ describe('runSearch with broken proposals', () => {
     const good = byAttempt(2, 0);
     expect(good.status).toBe('accepted');
     expect(good.parent).toBe(result.seed.id);
-    expect(good.proposer).toBe('scripted:session-fusion');
+    expect(good.proposer).toBe('scripted:passage-units');
     expect(good.scores!.value).toBeGreaterThan(result.seed.scores!.value);
     expect(result.best.id).toBe(good.id);
     expect(result.stopReason).toMatch(/2 iterations/);
