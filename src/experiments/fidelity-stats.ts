@@ -5,6 +5,7 @@
  * ranks, so τ-b is counted by hand here and Spearman is its Pearson correlation over average ranks.
  */
 import { sampleCorrelation } from 'simple-statistics';
+import { createRng } from '../util/rng.ts';
 
 /** Ranks from 1, tied values sharing the mean of the ranks they span (the "fractional" ranking Spearman needs). */
 export function averageRanks(xs: readonly number[]): number[] {
@@ -156,18 +157,6 @@ export interface SplitHalf {
   candidates: number;
 }
 
-/** A small seeded generator (mulberry32): the splits must be the same on every run of the report. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * Split-half reliability of a ranking: the questions are cut into two random halves `splits` times, each candidate
  * is scored by its mean on either half, and τ-b between the two halves' rankings is taken. It bounds what any
@@ -181,15 +170,13 @@ export function splitHalfReliability(scores: readonly (readonly number[])[], spl
   const n = scores[0]?.length ?? 0;
   if (scores.length < 3 || n < 2) return null;
   if (scores.some((row) => row.length !== n)) throw new RangeError('every candidate needs a score on every question');
-  const random = mulberry32(seed);
-  const order = Array.from({ length: n }, (_, q) => q);
+  // Seeded: the splits must be the same on every run of the report.
+  const rng = createRng(seed);
+  const questions = Array.from({ length: n }, (_, q) => q);
   const taus: number[] = [];
   const mean = (row: readonly number[], qs: readonly number[]): number => qs.reduce((s, q) => s + row[q]!, 0) / qs.length;
   for (let s = 0; s < splits; s++) {
-    for (let k = n - 1; k > 0; k--) {
-      const j = Math.floor(random() * (k + 1));
-      [order[k], order[j]] = [order[j]!, order[k]!];
-    }
+    const order = rng.shuffle(questions);
     const a = order.slice(0, Math.floor(n / 2));
     const b = order.slice(Math.floor(n / 2));
     const t = kendallTauB(

@@ -105,10 +105,15 @@ export function fidelityQuestions(
   return items;
 }
 
+/** Context recall per question (history + question id); a question whose run failed delivered nothing: 0. */
+function recallByQuestion(traces: ReadonlyArray<{ history: string; question: string; scores?: { contextRecall: number } | null }>) {
+  return new Map(traces.map((t) => [`${t.history}\u0000${t.question}`, t.scores?.contextRecall ?? 0]));
+}
+
 /** A candidate's per-item context recall on the validation split, from the traces the search recorded. */
 function validationScores(archive: Archive, id: string): Map<string, number> | undefined {
   const traces = archive.traces(id);
-  return traces ? new Map(traces.map((t) => [`${t.history}\u0000${t.question}`, t.scores?.contextRecall ?? 0])) : undefined;
+  return traces ? recallByQuestion(traces) : undefined;
 }
 
 /**
@@ -200,8 +205,7 @@ async function fidelityOf(dir: string, runDir: string, options: FidelityOptions)
         onProgress: (p) => progress(p.done),
       });
       progress(questions.length);
-      // A question whose run failed delivered nothing: recall 0, as the summary counts it.
-      perQuestion.set(id, new Map(result.traces.map((t) => [`${t.history}\u0000${t.question}`, t.scores?.contextRecall ?? 0])));
+      perQuestion.set(id, recallByQuestion(result.traces));
       const { perCategory: _c, ...metrics } = partScoresFromSummary(result.summary);
       official.set(id, { metrics: MetricsSchema.parse(metrics), error: null });
     }
