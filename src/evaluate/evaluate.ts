@@ -55,6 +55,7 @@ import {
 import type { QuestionScores, QuestionTrace } from '../scoring/trace.ts';
 import { traceForFile } from '../scoring/trace-schema.ts';
 import { MARGINAL_TIERS, marginalAnswerScore, marginalUtility } from '../scoring/marginal-utility.ts';
+import { spanAwareDelivered } from '../scoring/evidence-spans.ts';
 
 // ───────────────────────────── the pool evaluation runs on ─────────────────────────────
 
@@ -539,7 +540,7 @@ async function answerAndScore<S>(
     rankedRecords: run?.rankedRecords ?? [],
     budgetRecords: run?.budgetRecords ?? [],
     delivered: run?.delivered ?? [],
-    deliveredRecords: run?.deliveredRecords ?? [],
+    deliveredRecords: run?.context ? spanAwareDelivered(run.context.text, item.evidence, run.deliveredRecords) : [],
     unverifiedSources: run?.unverifiedSources ?? 0,
     contextTokens: run?.context?.tokens ?? 0,
     contextText: run?.context?.text ?? '',

@@ -43,7 +43,10 @@ export interface QuestionTrace {
   budgetRecords?: string[];
   /** Declared units that delivered at least one record, in context order. */
   delivered: string[];
-  /** Records the delivered context text verifiably carries among the declared units' sources, in context order. */
+  /**
+   * Records the delivered context text verifiably carries among the declared units' sources, in context order. A gold
+   * record cited with a quote counts only when the context also carries the quote (src/scoring/evidence-spans.ts).
+   */
   deliveredRecords: string[];
   /** Sources the ranked (capped) and declared units claimed that their text does not carry. */
   unverifiedSources?: number;
