@@ -53,13 +53,14 @@ describe('spanAwareDelivered', () => {
 
 describe('evaluation credits only the delivered evidence words', () => {
   const records: SourceRecord[] = [
-    { id: 't1', text: TURN, speaker: 'user', time: '2024-05-02T10:00:00Z', session: 's1' },
+    { id: 't1', kind: 'turn', text: TURN, speaker: 'user', time: '2024-05-02T10:00:00Z', thread: 's1' },
     {
       id: 't2',
+      kind: 'turn',
       text: 'My cousin Marta is a marine biologist who studies seagrass meadows along the coast near Nafplio in Greece.',
       speaker: 'user',
       time: '2024-05-03T10:00:00Z',
-      session: 's2',
+      thread: 's2',
     },
   ];
   const history: History = { id: 'sofia', source: 'test', format: 'jsonl', records, qa: [], unresolvedEvidence: [] };
