@@ -11,6 +11,7 @@ import { createEvalPool, evaluateProgram, type EvalPool } from '../src/evaluate/
 import type { History, QAItem } from '../src/history/record.ts';
 import type { CompiledProgram } from '../src/isolate/sandbox-api.ts';
 import { spanAwareDelivered } from '../src/scoring/evidence-spans.ts';
+import type { QuestionTrace } from '../src/scoring/trace.ts';
 
 const USER = 'I finally booked the ferry to the islands for the second week of June with my cousin Marta';
 const REPLY = 'That sounds wonderful, remember that the harbour office in Piraeus closes early on Sundays so pick up tickets on Saturday';
@@ -114,12 +115,18 @@ describe('evaluation credits only the delivered evidence words', () => {
       summarize: summarizeTraces,
       pool,
     });
+    lastTraces = r.traces;
     return Object.fromEntries(r.traces.map((t) => [t.question, t.scores?.contextRecall]));
   }
+  let lastTraces: QuestionTrace[] = [];
 
   it('a design that keeps only the user half of a turn is not credited for a quote in the reply', async () => {
     expect(await contextRecalls(programs.whole!)).toEqual({ 'q-reply': 1, 'q-user': 1, 'q-record': 1 });
     // The half units carry t1 by the record rule: quote-less evidence still counts, the reply's quote does not.
     expect(await contextRecalls(programs.half!)).toEqual({ 'q-reply': 0, 'q-user': 1, 'q-record': 1 });
+    // The trace still says what the context carried (what an app importing the design receives); only the credit differs.
+    const reply = lastTraces.find((t) => t.question === 'q-reply')!;
+    expect(reply.deliveredRecords).toContain('t1');
+    expect(reply.creditedRecords).not.toContain('t1');
   });
 });

@@ -88,7 +88,7 @@ export function diagnose(
       continue;
     }
     const evidence = [...new Set(item.evidence.map((e) => e.record))];
-    const delivered = new Set(trace.deliveredRecords);
+    const delivered = new Set(trace.creditedRecords ?? trace.deliveredRecords);
     const missing = evidence.filter((r) => !delivered.has(r));
     const base = {
       question: item.id,

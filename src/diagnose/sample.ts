@@ -117,7 +117,7 @@ function caseBuilder({ items, traces, records }: Inputs, options: SampleOptions)
     const item = itemBy.get(questionKey(q.history, q.question));
     const trace = traceBy.get(questionKey(q.history, q.question));
     if (!item || !trace || q.category === 'pass') return undefined;
-    const delivered = new Set(trace.deliveredRecords);
+    const delivered = new Set(trace.creditedRecords ?? trace.deliveredRecords);
     const unrecoverable = new Set(q.unrecoverable);
     const seen = new Set<string>();
     const evidence: FailureCase['evidence'] = [];

@@ -23,6 +23,8 @@ export interface ScoredTrace {
   rankedRecords: readonly string[];
   budgetRecords?: readonly string[];
   deliveredRecords: readonly string[];
+  /** The delivered records context recall credits (span-aware); `deliveredRecords` when absent. */
+  creditedRecords?: readonly string[];
   answer: string | null;
 }
 
@@ -45,7 +47,7 @@ export function isUnanswerable(item: QAItem, dataset?: string): boolean {
 export async function scoreQuestion(item: QAItem, trace: ScoredTrace, options: ScoreOptions): Promise<QuestionScores> {
   const gold = goldRecords(item.evidence);
   const recallAt = recallAtK(gold, trace.rankedRecords, options.ks);
-  const ctxRecall = contextRecall(gold, trace.deliveredRecords) ?? 0;
+  const ctxRecall = contextRecall(gold, trace.creditedRecords ?? trace.deliveredRecords) ?? 0;
   const atBudget = trace.budgetRecords ? contextRecall(gold, trace.budgetRecords) : undefined;
   const answer = trace.answer ?? '';
   const locomo = isLocomoItem(item, options.dataset);

@@ -29,6 +29,7 @@ export const QuestionTraceSchema = z.object({
   budgetRecords: z.array(z.string()).optional(),
   delivered: z.array(z.string()),
   deliveredRecords: z.array(z.string()),
+  creditedRecords: z.array(z.string()).optional(),
   unverifiedSources: z.number().int().nonnegative().optional(),
   contextTokens: z.number(),
   contextText: z.string(),

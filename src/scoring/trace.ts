@@ -44,10 +44,16 @@ export interface QuestionTrace {
   /** Declared units that delivered at least one record, in context order. */
   delivered: string[];
   /**
-   * Records the delivered context text verifiably carries among the declared units' sources, in context order. A gold
-   * record cited with a quote counts only when the context also carries the quote (src/scoring/evidence-spans.ts).
+   * Records the delivered context text verifiably carries among the declared units' sources, in context order: what
+   * an app importing the design receives.
    */
   deliveredRecords: string[];
+  /**
+   * `deliveredRecords` as context recall credits them for this question: a gold record cited with a quote counts
+   * only when the context also carries the quote (src/scoring/evidence-spans.ts). Absent in traces written before it;
+   * readers fall back to `deliveredRecords`.
+   */
+  creditedRecords?: string[];
   /** Sources the ranked (capped) and declared units claimed that their text does not carry. */
   unverifiedSources?: number;
   contextTokens: number;
