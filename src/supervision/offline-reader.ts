@@ -4,6 +4,7 @@ import { formatDate, isoDate, monthNumber, parseExactDate } from '../text/date-p
 import { isStopword, stem, terms } from '../text/text.ts';
 import type { BlindInput, BlindReader, BlindReading } from './blind-recovery.ts';
 import { recordDate } from './bundles.ts';
+import { adjacentSection, documentTitleOf, sameHeading, sectionPlace } from './document-outline.ts';
 import { aspectOf, CLAUSE_CLASSES, clauseDate, ClauseIndex, distinctObjects, type Stated, verbKey } from './rule-based/clause-index.ts';
 import type { Clause } from './rule-based/clauses.ts';
 import { before, eventDayIn, eventPhrase } from './rule-based/families.ts';
@@ -482,6 +483,23 @@ function readFamily(input: BlindInput, speakers: readonly string[]): BlindReadin
 }
 
 /**
+ * "In (my|the) document “T”, which section comes right after / before “S”?": the one section headed S among the
+ * records of a document titled T, and its sibling in the outline the records carry (document-outline.ts).
+ */
+function readOutline(input: BlindInput): BlindReading | undefined {
+  const m = /^In (?:my|the) document “(.+?)”, which section comes right (after|before) “(.+)”\?$/.exec(input.question);
+  if (!m) return undefined;
+  const [, title, direction, heading] = m as unknown as [string, string, 'after' | 'before', string];
+  let named = input.records.filter((r) => sectionPlace(r) && sameHeading(r.title!, heading));
+  // The document's title section may be outside what the reader sees: it only narrows when the heading is ambiguous.
+  if (named.length > 1) named = named.filter((r) => sameHeading(documentTitleOf(r, input.records) ?? '', title));
+  if (named.length !== 1) return UNANSWERABLE;
+  const other = adjacentSection(named[0]!, input.records, direction);
+  if (!other?.title) return UNANSWERABLE;
+  return { answerable: true, answer: other.title, citations: [named[0]!.id, other.id] };
+}
+
+/**
  * The offline blind reader. It is not a model: it reads the question's constraints (a named speaker, "in
  * <month>", "on <date>"), localises the question in the bundle with BM25 over what that speaker said there, then
  * answers by the question's form — "how many days passed between A and B" subtracts the dates of the records
@@ -490,6 +508,7 @@ function readFamily(input: BlindInput, speakers: readonly string[]): BlindReadin
  * talking about A, …" finds A first and reads the rest from the turns after it or the documents it shared;
  * "when A asked about X, …" / "right before A talked about X, …" finds A's turn and reads the utterance right
  * after (before) it in the thread;
+ * "which section comes right after S" reads the document outline the records carry;
  * "which N" returns the phrase naming the N; "who" the speaker; "when" the passage's date; anything else goes to
  * the extractive reader over the best records. It cites the records its answer came from.
  */
@@ -501,6 +520,8 @@ export function createOfflineBlindReader(options: { topK?: number } = {}): Blind
       const input = { ...asked, question: canonicalForm(aboutUser(asked.question)) };
       const q = input.question;
       const speakers = [...new Set(input.records.map((r) => whoAt(r, 0)).filter((s): s is string => !!s)), 'the user', 'the assistant'];
+      const outline = readOutline(asked);
+      if (outline) return outline;
       const days = /^how many days passed between (.+?) and ((?:when|the e-mail about) .+)\?$/i.exec(q);
       if (days) {
         const a = locate(days[1]!, input.records, speakers);

@@ -1,0 +1,58 @@
+/**
+ * Questions about the outline of the person's own documents: "In my document “Harz Trip Guide”, which section comes
+ * right after “Packing List”?" → "Detailed Daily Plan". People ask this of notes they wrote or had an assistant
+ * help with, and a memory answers it only when it keeps a document's sections together: the evidence is two
+ * sections of one document, found through the document, not through the words of the answer.
+ */
+import type { SourceRecord } from '../../../sandbox/contract.ts';
+import { adjacentSection, documentTitleOf, sameHeading, sectionPlace } from '../document-outline.ts';
+import type { Rng } from '../rng.ts';
+import type { RuleContext } from './rule-context.ts';
+import { plan, type RuleCandidate } from './templates.ts';
+
+/** Headings longer than this are sentences, not something a person names from memory. */
+const MAX_HEADING = 70;
+
+/** "which section comes right after / before …" of outlined section `i`, or undefined when its outline has none. */
+export function sectionOrderQuestion(ctx: RuleContext, i: number, rng: Rng): RuleCandidate | undefined {
+  const r = ctx.graph.records[i]!;
+  const at = sectionPlace(r);
+  if (!at) return undefined;
+  const document = (ctx.graph.threads.get(ctx.graph.threadOf[i]!) ?? []).map((k) => ctx.graph.records[k]!);
+  const direction = rng.next() < 0.5 ? 'after' : 'before';
+  const other = adjacentSection(r, document, direction);
+  const title = documentTitleOf(r, document);
+  if (!other || !title || !usable(r) || !usable(other) || sameHeading(title, r.title!)) return undefined;
+  // The section asked about must be the only one with its heading, or the question names no single place.
+  if (document.filter((o) => o.title && sameHeading(o.title, r.title!)).length !== 1) return undefined;
+  const owner = ctx.userVoice ? 'my document' : 'the document';
+  return {
+    type: 'multi-hop',
+    template: 'section-order',
+    question: `In ${owner} “${title}”, which section comes right ${direction} “${r.title}”?`,
+    plan: plan(
+      'multi-hop',
+      `the heading of the section right ${direction} “${r.title}” in “${title}”`,
+      other.title!,
+      'text',
+      [
+        { record: r.id, quote: r.text.slice(0, r.title!.length), statement: `the section “${r.title}” of “${title}”` },
+        {
+          record: other.id,
+          quote: other.text.slice(0, other.title!.length),
+          statement: `the section right ${direction} it, at the same level of the outline`,
+        },
+      ],
+      new Map([
+        [r.id, 'the section the question names'],
+        [other.id, 'its heading is the answer'],
+      ]),
+      ['lookup'],
+    ),
+  };
+}
+
+/** A section whose heading opens its text (so the quote is verbatim) and is short enough to be named. */
+function usable(r: SourceRecord): boolean {
+  return !!r.title && r.title.length <= MAX_HEADING && r.text.startsWith(r.title) && /\p{L}/u.test(r.title);
+}
