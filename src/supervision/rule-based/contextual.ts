@@ -8,18 +8,7 @@ import { splitSentences, type Sentence, type TextFact } from './facts.ts';
 import { ambiguityWeight, pickGist, stemsOf, type Gist } from './gist.ts';
 import { askFirst, timePhrase } from './phrases.ts';
 import { roleRange, whoAt } from './speakers.ts';
-import {
-  everywhere,
-  excludeFor,
-  fact,
-  headOk,
-  kindsIn,
-  plan,
-  quantityLead,
-  TIMED,
-  type RuleCandidate,
-  type RuleContext,
-} from './templates.ts';
+import { everywhere, excludeFor, fact, headOk, plan, quantityLead, TIMED, type RuleCandidate, type RuleContext } from './templates.ts';
 
 /**
  * Context-linked questions ("answer turn + cue turn"). In a dialogue a reply often does not repeat the words of what
@@ -235,7 +224,7 @@ export function answerPicks(ctx: RuleContext, u: Utterance): AnswerPick[] {
   const inside = (f: { start: number; end: number }): boolean => f.start >= u.start && f.end <= u.end;
   const out: AnswerPick[] = [];
   const utteranceStems = tokensIn(r.text, u.start, u.end).map((t) => t.stem);
-  for (const [stem, list] of kindsIn(ctx, u.record, u.start, u.end)) {
+  for (const [stem, list] of ctx.kinds(u.record, u.start, u.end)) {
     const k = list[0]!;
     // One phrase with that head, and the head said once: "which <head>" then points at one place.
     if (list.length !== 1 || !headOk(ctx, k) || utteranceStems.filter((s) => s === stem).length !== 1) continue;

@@ -1,5 +1,6 @@
 import { stem } from '../../text/text.ts';
 import { roleRange, whoAt } from './speakers.ts';
+import { kindsMemo } from './kinds.ts';
 import { nounUsage } from './phrases.ts';
 import type { Bundle } from '../bundles.ts';
 import { sectionPlace } from '../document-outline.ts';
@@ -81,6 +82,10 @@ export function createRuleContext(graph: RecordGraph): RuleContext {
     multiSpeaker: turnSpeakers.size >= 2,
     userVoice: userTurns(graph) > graph.records.filter((r) => r.kind === 'turn').length / 2,
     nounUsage: usage,
+    kinds: kindsMemo(
+      graph.records.map((r) => r.text),
+      usage,
+    ),
     shortRecords: graph.records.reduce((n, r) => n + r.text.split(/\s+/).length, 0) / Math.max(1, graph.records.length) < 40,
     saidBy(k, who, stems) {
       const r = graph.records[k]!;

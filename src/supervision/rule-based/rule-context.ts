@@ -2,6 +2,7 @@ import type { ClauseIndex } from './clause-index.ts';
 import type { RecordGraph } from '../record-graph.ts';
 import type { Postings } from './cues.ts';
 import type { TextFact } from './facts.ts';
+import type { Kind } from './kinds.ts';
 import type { whoAt } from './speakers.ts';
 
 /** What the templates read: the graph, a term index, facts per record, and who is who. */
@@ -26,6 +27,8 @@ export interface RuleContext {
   shortRecords: boolean;
   /** Whether the history uses a word as a noun-phrase head or modifier (see nounUsage). */
   nounUsage(lower: string): 'head' | 'modifier' | undefined;
+  /** The "which N" kinds of record `index` within `[from, to)` (see nounKinds; shared: never change the result). */
+  kinds(index: number, from?: number, to?: number): ReadonlyMap<string, readonly Kind[]>;
   /** First-person clauses of every record (built on first use: the families need the whole history's). */
   clauses(): ClauseIndex;
   /** The title of the document a section belongs to (its first section's title). */

@@ -5,11 +5,11 @@ import { recordDate } from '../bundles.ts';
 import type { AnswerPlan, Operation, PlanFact, QuestionType } from '../plan.ts';
 import type { RuleContext } from './rule-context.ts';
 import type { Rng } from '../rng.ts';
-import { tokensIn, type Token } from './cues.ts';
+import { tokensIn } from './cues.ts';
 import { splitSentences, type Sentence, type TextFact } from './facts.ts';
 import { ambiguityWeight, pickGist, scopedMatches, stemsOf, type Gist } from './gist.ts';
-import { posAt } from './nlp.ts';
-import { askFirst, monthOf, nounPhrases, timePhrase, type Phrase } from './phrases.ts';
+import type { Kind } from './kinds.ts';
+import { askFirst, monthOf, timePhrase } from './phrases.ts';
 import { roleRange, whoAt } from './speakers.ts';
 
 export { whoAt } from './speakers.ts';
@@ -542,41 +542,6 @@ function firstHop(
   return undefined;
 }
 
-/** A two-or-more-word noun phrase and its head ("yoga studio", head "studio"): the answer of a "which N" question. */
-export interface Kind {
-  phrase: Phrase;
-  head: Token;
-  /** The answer: the phrase without "the". */
-  answer: string;
-  sentence: Sentence;
-}
-
-/** Longest noun phrases of record `i` (within `[from, to)`) with a modifier, keyed by their head's stem. */
-export function kindsIn(ctx: RuleContext, i: number, from = 0, to = Number.POSITIVE_INFINITY): Map<string, Kind[]> {
-  const r = ctx.graph.records[i]!;
-  const out = new Map<string, Kind[]>();
-  for (const s of splitSentences(r.text)) {
-    if (s.start < from || s.end > to) continue;
-    const ps = nounPhrases(r.text, s, ctx.nounUsage);
-    for (const p of ps) {
-      if (p.words.length < 2) continue;
-      // Only the longest phrase of a run (a shorter tail of it starts later and ends at the same word).
-      if (ps.some((q) => q.end === p.end && q.start < p.start)) continue;
-      const head = p.words[p.words.length - 1]!;
-      if (ctx.nounUsage(head.word.toLowerCase()) !== 'head' || /^[A-Z]/.test(head.word)) continue;
-      // "wide range", "favorite part", "first step": an adjective's phrase is a way of speaking, not a thing the
-      // person has or did ("pottery class", "adoption agency" are).
-      const modifier = p.words[p.words.length - 2]!;
-      if (posAt(s.text, modifier.start - s.start) !== 'NOUN' && posAt(s.text, modifier.start - s.start) !== 'PROPN') continue;
-      const answer = p.text.replace(/^the /, '');
-      const list = out.get(head.stem) ?? [];
-      if (!list.some((k) => k.answer.toLowerCase() === answer.toLowerCase())) list.push({ phrase: p, head, answer, sentence: s });
-      out.set(head.stem, list);
-    }
-  }
-  return out;
-}
-
 /** Stems that may not be a "which N" head: too common to say anything, or a speaker's name. */
 export function headOk(ctx: RuleContext, k: Kind): boolean {
   const df = ctx.postings.get(k.head.stem)?.length ?? 0;
@@ -601,7 +566,7 @@ export function whichQuestion(ctx: RuleContext, i: number, rng: Rng): RuleCandid
   for (const who of r.kind === 'turn' && r.text.startsWith('User: ') ? ['the user', 'the assistant'] : [whoAt(r, 0)]) {
     if (!who) continue;
     const [from, to] = roleRange(r, who);
-    for (const [, list] of kindsIn(ctx, i, from, to)) {
+    for (const [, list] of ctx.kinds(i, from, to)) {
       if (list.length !== 1 || !headOk(ctx, list[0]!)) continue;
       const k = list[0]!;
       for (const scope of TIMED) {
@@ -656,7 +621,7 @@ export function linkedWhichQuestion(ctx: RuleContext, a: number, b: number, link
   for (const whoB of rng.shuffle(whos)) {
     if (link === 'thread' && !whoB) continue;
     const [from, to] = whoB ? roleRange(rb, whoB) : [0, rb.text.length];
-    for (const [stem, list] of rng.shuffle([...kindsIn(ctx, b, from, to)])) {
+    for (const [stem, list] of rng.shuffle([...ctx.kinds(b, from, to)])) {
       if (list.length !== 1 || !headOk(ctx, list[0]!) || !ctx.graph.termSets[a]!.has(stem)) continue;
       const hits = reach.filter((k) => (whoB ? ctx.saidBy(k, whoB, [stem]) : ctx.graph.termSets[k]!.has(stem)));
       if (hits.length !== 1 || hits[0] !== b) continue;
