@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { QuestionTrace } from '../scoring/trace.ts';
+import { creditedOf, type QuestionTrace } from '../scoring/trace.ts';
 import type { QAItem } from '../history/record.ts';
 import { recoverableFn, type Provenance } from './provenance.ts';
 import { Objective } from '../config/run-options.ts';
@@ -88,7 +88,7 @@ export function diagnose(
       continue;
     }
     const evidence = [...new Set(item.evidence.map((e) => e.record))];
-    const delivered = new Set(trace.creditedRecords ?? trace.deliveredRecords);
+    const delivered = new Set(creditedOf(trace));
     const missing = evidence.filter((r) => !delivered.has(r));
     const base = {
       question: item.id,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { SourceRecord } from '../../sandbox/contract.ts';
-import type { QuestionTrace } from '../scoring/trace.ts';
+import { creditedOf, type QuestionTrace } from '../scoring/trace.ts';
 import type { QAItem } from '../history/record.ts';
 import { createRng } from '../util/rng.ts';
 import { FAILURE_CATEGORIES, questionKey, type Diagnosis, type FailureCategory, type QuestionDiagnosis } from './diagnosis.ts';
@@ -117,7 +117,7 @@ function caseBuilder({ items, traces, records }: Inputs, options: SampleOptions)
     const item = itemBy.get(questionKey(q.history, q.question));
     const trace = traceBy.get(questionKey(q.history, q.question));
     if (!item || !trace || q.category === 'pass') return undefined;
-    const delivered = new Set(trace.creditedRecords ?? trace.deliveredRecords);
+    const delivered = new Set(creditedOf(trace));
     const unrecoverable = new Set(q.unrecoverable);
     const seen = new Set<string>();
     const evidence: FailureCase['evidence'] = [];

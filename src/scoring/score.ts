@@ -8,7 +8,7 @@ import { answersMatch, isAbstention } from './answer-match.ts';
 import type { Judge } from './judge.ts';
 import { locomoScore } from './locomo-f1.ts';
 import { contextRecall, goldRecords, recallAtK, tokenF1 } from './metrics.ts';
-import type { QuestionScores } from './trace.ts';
+import { creditedOf, type QuestionScores } from './trace.ts';
 
 export interface ScoreOptions {
   /** Recall cut-offs (e.g. [1, 5, 10]). */
@@ -47,7 +47,7 @@ export function isUnanswerable(item: QAItem, dataset?: string): boolean {
 export async function scoreQuestion(item: QAItem, trace: ScoredTrace, options: ScoreOptions): Promise<QuestionScores> {
   const gold = goldRecords(item.evidence);
   const recallAt = recallAtK(gold, trace.rankedRecords, options.ks);
-  const ctxRecall = contextRecall(gold, trace.creditedRecords ?? trace.deliveredRecords) ?? 0;
+  const ctxRecall = contextRecall(gold, creditedOf(trace)) ?? 0;
   const atBudget = trace.budgetRecords ? contextRecall(gold, trace.budgetRecords) : undefined;
   const answer = trace.answer ?? '';
   const locomo = isLocomoItem(item, options.dataset);

@@ -72,3 +72,8 @@ export interface QuestionTrace {
   /** LLM tokens spent on this question (design's own calls plus the answerer). */
   llmTokens?: { prompt: number; completion: number };
 }
+
+/** The records context recall credits for a trace: `creditedRecords`, or `deliveredRecords` in traces written before it. */
+export function creditedOf(trace: { deliveredRecords: readonly string[]; creditedRecords?: readonly string[] }): readonly string[] {
+  return trace.creditedRecords ?? trace.deliveredRecords;
+}
