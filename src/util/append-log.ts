@@ -48,8 +48,10 @@ export function readAppendLog<T>(
       items.push(parsed.value);
       tail.unterminated = nl < 0;
     }
-    offset = nl < 0 ? text.length : nl + 1;
-    tail.validBytes = Buffer.byteLength(text.slice(0, offset), 'utf8');
+    const next = nl < 0 ? text.length : nl + 1;
+    // Counted line by line: measuring the whole prefix each time made reading a long journal quadratic.
+    tail.validBytes += Buffer.byteLength(text.slice(offset, next), 'utf8');
+    offset = next;
   }
   return { items, tail };
 }
