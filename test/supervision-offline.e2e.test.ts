@@ -84,7 +84,7 @@ describe.skipIf(!existsSync(LOCOMO))('memsteer generate (CLI)', () => {
     const out = join(tmp, 'conv-30.jsonl');
     const io = captureIO();
     const code = await main(
-      ['node', 'memsteer', 'generate', '--history', `locomo:${LOCOMO}#conv-30`, '--out', out, '--n', '220', '--offline'],
+      ['node', 'memsteer', 'generate', '--history', `locomo:${LOCOMO}#conv-30`, '--out', out, '--n', '200', '--offline'],
       io,
     );
     expect(io.stderr).toBe('');
@@ -92,16 +92,16 @@ describe.skipIf(!existsSync(LOCOMO))('memsteer generate (CLI)', () => {
     expect(io.stdout).toMatch(/single-hop/);
     expect(io.stdout).toMatch(/aggregation/);
     const items = readJsonl(out, QAItemSchema);
-    expect(items).toHaveLength(220);
+    expect(items).toHaveLength(200);
     const summary = GenerationSummarySchema.array().parse(JSON.parse(readFileSync(`${out}.summary.json`, 'utf8')));
-    expect(summary[0]!.kept).toBe(220);
+    expect(summary[0]!.kept).toBe(200);
     expect(existsSync(`${out}.progress.jsonl`)).toBe(true);
 
     // A second run with the same settings continues from the journal: same items, nothing regenerated.
     const io2 = captureIO();
     expect(
       await main(
-        ['node', 'memsteer', 'generate', '--history', `locomo:${LOCOMO}#conv-30`, '--out', out, '--n', '220', '--offline', '--json'],
+        ['node', 'memsteer', 'generate', '--history', `locomo:${LOCOMO}#conv-30`, '--out', out, '--n', '200', '--offline', '--json'],
         io2,
       ),
     ).toBe(0);
@@ -112,7 +112,7 @@ describe.skipIf(!existsSync(LOCOMO))('memsteer generate (CLI)', () => {
     const io3 = captureIO();
     expect(await main(['node', 'memsteer', 'generate', '--quality', out, '--history', `locomo:${LOCOMO}#conv-30`, '--json'], io3)).toBe(0);
     const report = JSON.parse(io3.stdout) as { items: number; rates: Record<string, number> };
-    expect(report.items).toBe(220);
+    expect(report.items).toBe(200);
     expect(report.rates.evidenceSupport).toBe(1);
     expect(report.rates.questionClarity).toBe(1);
     expect(report.rates.answerSupport).toBeGreaterThan(0.8);

@@ -27,6 +27,11 @@ export interface BundleProcessor {
    */
   readonly gapTarget?: number;
   /**
+   * Once the type caps lift (the open types stopped yielding), the group a template's items count against and that
+   * group's largest share of the target; without it (or for items without a template) the fill is uncapped.
+   */
+  fillCap?(template: string): { group: string; share: number };
+  /**
    * Items from `bundle`, trying types in the order given (most wanted first). Counts every stage and rejection
    * into `stats`. May throw BudgetExceededError, which ends the run cleanly.
    */

@@ -150,6 +150,9 @@ export async function generateSupervision(history: History, options: GenerateOpt
   const kept: Array<{ item: QAItem; bundle: string }> = [];
   const typeCounts = new Map<QuestionType, number>(types.map((t) => [t, 0]));
   let typeCap = types.length === 1 ? n : Math.ceil(n * (options.maxTypeShare ?? DEFAULT_MAX_TYPE_SHARE));
+  // Kept items per fill-cap group, counted from the start; the caps only apply once the type caps have lifted.
+  const groupCounts = new Map<string, number>();
+  let filling = false;
   // Journaled results by bundle. A failed attempt's work is redone, but its tokens were billed: they count.
   const journal = new Map<string, BundleProgress>();
   for (const line of store?.load() ?? []) {
@@ -238,6 +241,12 @@ export async function generateSupervision(history: History, options: GenerateOpt
       for (const item of candidates) {
         const t = item.category as QuestionType;
         if (!types.includes(t) || !open(t)) continue;
+        const template = item.checks?.template;
+        const cap = template !== undefined ? processor.fillCap?.(template) : undefined;
+        if (filling && cap && (groupCounts.get(cap.group) ?? 0) >= Math.ceil(n * cap.share)) {
+          reject(stats, 'cap:fill-template');
+          continue;
+        }
         stats.stages.dedupe.in++;
         if (!deduper.add(item)) {
           reject(stats, 'dedupe:near-duplicate');
@@ -245,6 +254,7 @@ export async function generateSupervision(history: History, options: GenerateOpt
         }
         stats.stages.dedupe.out++;
         typeCounts.set(t, typeCounts.get(t)! + 1);
+        if (cap) groupCounts.set(cap.group, (groupCounts.get(cap.group) ?? 0) + 1);
         kept.push({ item, bundle: bundle.id });
         yielded++;
       }
@@ -252,10 +262,13 @@ export async function generateSupervision(history: History, options: GenerateOpt
       options.onProgress?.({ kept: Math.min(kept.length, n), target: n, bundlesDone, bundlesPlanned: planned });
     }
     if (yielded === 0 && round > 0) {
-      // The open types yield nothing more here: the capped ones fill the rest rather than the set stopping short (a
-      // history with few statements yields few aggregation items). Decided from the plan alone, so resume is exact.
+      // The open types yield nothing more here: the capped ones fill the rest (a history with few statements yields
+      // few aggregation items), each template group only up to its fill cap (rule-based/fill-caps.ts), so a history
+      // spent of varied questions gives a shorter set rather than one padded with a single template. Decided from
+      // the plan alone, so resume is exact.
       if (typeCap >= n || kept.length >= n) break;
       typeCap = n;
+      filling = true;
     }
   }
 

@@ -10,6 +10,7 @@ import { checkQuestion } from './question-checks.ts';
 import type { RecordGraph } from './record-graph.ts';
 import { createRng } from './rng.ts';
 import { askedKeys } from './rule-based/contextual.ts';
+import { fillCap } from './rule-based/fill-caps.ts';
 import { RULE_BASED_GENERATOR, ruleCandidate } from './rule-based/generator.ts';
 import { createLexicalGap, LEXICAL_GAP, type LexicalGapOptions, type Rephrasing } from './rule-based/lexical-gap.ts';
 import type { RuleContext } from './rule-based/templates.ts';
@@ -55,6 +56,7 @@ export function createOfflineProcessor(o: OfflineProcessorOptions): BundleProces
     // The rephrasing rules' version is part of what made the items (and of the resume journal's run key).
     prompts: gap ? { 'lexical-gap': `${LEXICAL_GAP} target ${gap.target}` } : {},
     ...(gap ? { gapTarget: gap.target } : {}),
+    fillCap,
     memoSince() {
       // a Set iterates in insertion order: the keys past the old size are this bundle's
       return [...asked].slice(askedBefore);

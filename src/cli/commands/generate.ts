@@ -110,7 +110,11 @@ function summaryTable(s: GenerationSummary): string {
         ? `, ${s.tokens.prompt} prompt tokens (${s.tokens.promptPerKept} per kept item), ` +
           `${s.tokens.cachedCalls}/${s.tokens.calls} calls cached`
         : '') +
-      (s.budgetExhausted ? ' — stopped at the token budget' : '') +
+      (s.budgetExhausted
+        ? ' — stopped at the token budget'
+        : s.kept < s.target
+          ? ' — short of the target: the history yields no more questions within the type and template caps'
+          : '') +
       (s.resumedBundles ? ` — resumed ${s.resumedBundles} finished bundles` : '') +
       (s.failedBundles ? ` — ${s.failedBundles} bundles failed on the LLM endpoint (run again to retry them)` : ''),
     types.toString(),

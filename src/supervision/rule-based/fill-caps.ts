@@ -1,0 +1,33 @@
+/**
+ * How much of a set each rule-based template may still take once a history's varied questions are spent.
+ *
+ * generateSupervision caps question types so a set mixes them; when the open types stop yielding (a small history,
+ * a large target) it lifts those caps and the types that still yield fill the rest. Offline, what still yields is
+ * the templates that fire on every mention of a topic ("When did Caroline talk about the cowboy?", "How many days
+ * passed between when …", "Who brought up the partner?") and yes/no forms: on LoCoMo conv-26 at 400 items the
+ * mention templates were a third of the set. These caps bound the fill; the set stops short of its target instead.
+ * Calibrated on the development histories (LoCoMo conv-26 and conv-30), where the people's own questions are
+ * about what happened, not about what was talked about, and under 2% are yes/no.
+ */
+
+/** One group of templates that share a cap, and the share of the target they may take in all. */
+export interface FillCap {
+  group: string;
+  share: number;
+}
+
+/** A template outside the groups below: at most this share of the target once the type caps have lifted. */
+export const FILL_TEMPLATE_SHARE = 0.15;
+
+const GROUPS: ReadonlyArray<{ group: string; share: number; templates: readonly string[] }> = [
+  // Questions about what was talked about (a topic's mention), not about what happened.
+  { group: 'mention', share: 0.1, templates: ['when', 'days-between', 'who-said', 'mention-count'] },
+  { group: 'yes-no', share: 0.1, templates: ['yes-no', 'before', 'yes-no-false-premise'] },
+];
+
+const BY_TEMPLATE = new Map(GROUPS.flatMap((g) => g.templates.map((t) => [t, { group: g.group, share: g.share }] as const)));
+
+/** The cap `template`'s items count against once the type caps have lifted. */
+export function fillCap(template: string): FillCap {
+  return BY_TEMPLATE.get(template) ?? { group: template, share: FILL_TEMPLATE_SHARE };
+}

@@ -1,0 +1,60 @@
+/**
+ * Once a history's varied questions are spent, the rest of the set is filled only up to each template's fill cap:
+ * the set stops short of the target instead of being padded with "When did X talk about Y?".
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { captureIO } from '../src/cli/io.ts';
+import { main } from '../src/cli/main.ts';
+import { loadHistoriesSync } from '../src/history/load.ts';
+import { generateSupervision } from '../src/supervision/generate.ts';
+import { fillCap, FILL_TEMPLATE_SHARE } from '../src/supervision/rule-based/fill-caps.ts';
+
+const LOCOMO = join(import.meta.dirname, '..', '..', 'shared', 'data', 'locomo', 'locomo10.json');
+const tmp = mkdtempSync(join(tmpdir(), 'memsteer-fill-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+describe('fill caps', () => {
+  it('group the mention templates and the yes/no ones; any other template is its own group', () => {
+    expect(fillCap('when')).toEqual(fillCap('who-said'));
+    expect(fillCap('days-between').group).toBe('mention');
+    expect(fillCap('before').group).toBe('yes-no');
+    expect(fillCap('event-when')).toEqual({ group: 'event-when', share: FILL_TEMPLATE_SHARE });
+  });
+
+  // conv-26 is a development history: 19 sessions, far fewer varied questions than 400.
+  it.skipIf(!existsSync(LOCOMO))(
+    'a spent history gives a shorter set, not one padded with mention templates',
+    async () => {
+      const history = loadHistoriesSync(`locomo:${LOCOMO}#conv-26`)[0]!;
+      const n = 400;
+      const { items, summary } = await generateSupervision(history, { mode: 'offline', n });
+      expect(summary.rejections['cap:fill-template']).toBeGreaterThan(0);
+      expect(items.length).toBeLessThan(n);
+      expect(items.length).toBeGreaterThanOrEqual(300);
+      const byGroup = new Map<string, number>();
+      for (const it of items) {
+        const g = fillCap(it.checks!.template!).group;
+        byGroup.set(g, (byGroup.get(g) ?? 0) + 1);
+      }
+      // Uncapped, the mention templates were 161 of the 400 items (40%).
+      expect(byGroup.get('mention')! / items.length).toBeLessThan(0.35);
+      for (const [g, c] of byGroup) expect(c, g).toBeLessThanOrEqual(Math.ceil(n * 0.35));
+    },
+    120_000,
+  );
+
+  it.skipIf(!existsSync(LOCOMO))(
+    'the CLI says when a set stops short of its target',
+    async () => {
+      const io = captureIO();
+      const args = ['--history', `locomo:${LOCOMO}#conv-30`, '--out', join(tmp, 'c30.jsonl'), '--n', '260', '--offline'];
+      expect(await main(['node', 'memsteer', 'generate', ...args], io)).toBe(0);
+      expect(io.stdout).toMatch(/conv-30: \d+\/260 items .* short of the target: the history yields no more questions/);
+      expect(io.stdout).not.toMatch(/conv-30: 260\/260/);
+    },
+    120_000,
+  );
+});
