@@ -242,7 +242,7 @@ export async function generateSupervision(history: History, options: GenerateOpt
         const t = item.category as QuestionType;
         if (!types.includes(t) || !open(t)) continue;
         const template = item.checks?.template;
-        const cap = template !== undefined ? processor.fillCap?.(template) : undefined;
+        const cap = typeof template === 'string' ? processor.fillCap?.(template) : undefined;
         if (filling && cap && (groupCounts.get(cap.group) ?? 0) >= Math.ceil(n * cap.share)) {
           reject(stats, 'cap:fill-template');
           continue;
