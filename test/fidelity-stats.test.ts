@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import {
   agreementOf,
   averageRanks,
+  groupAgreement,
   kendallTauB,
   pairCounts,
   regretOf,
@@ -166,5 +167,43 @@ describe('splitHalfReliability', () => {
     expect(splitHalfReliability(scores.slice(0, 2))).toBeNull();
     expect(splitHalfReliability([[1], [0], [0.5]])).toBeNull();
     expect(() => splitHalfReliability([[1, 0], [0], [1, 1]])).toThrow(RangeError);
+  });
+});
+
+describe('groupAgreement', () => {
+  // Three candidates, official scores rising; items a1–a5 of template A rank them the same way, b1–b5 of B reversed,
+  // c1–c2 of C too few to count, and x1 was not scored for every candidate (left out).
+  const item = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i + 1}`);
+  const scores = (a: number, b: number, c: number, withX: boolean) =>
+    new Map<string, number>([
+      ...item('a', 5).map((k) => [k, a] as [string, number]),
+      ...item('b', 5).map((k) => [k, b] as [string, number]),
+      ...item('c', 2).map((k) => [k, c] as [string, number]),
+      ...(withX ? [['x1', 1] as [string, number]] : []),
+    ]);
+  const candidates = [
+    { official: 0.2, perItem: scores(0.1, 0.9, 0.5, true) },
+    { official: 0.5, perItem: scores(0.5, 0.5, 0.5, false) },
+    { official: 0.8, perItem: scores(0.9, 0.1, 0.5, true) },
+  ];
+  const groupOf = (k: string) => ({ a: 'A', b: 'B', c: 'C', x: 'A' })[k[0] as 'a' | 'b' | 'c' | 'x'];
+
+  it('ranks the candidates by each group’s mean and compares with the official order; small groups are left out', () => {
+    const out = groupAgreement(candidates, groupOf);
+    expect(out.map((g) => [g.group, g.items, g.kendallTauB, g.spearman])).toEqual([
+      ['A', 5, 1, 1],
+      ['B', 5, -1, -1],
+    ]);
+    expect(groupAgreement(candidates, groupOf, 2).find((g) => g.group === 'C')).toEqual({
+      group: 'C',
+      items: 2,
+      kendallTauB: null,
+      spearman: null,
+    });
+  });
+
+  it('skips items of no group, and gives nothing without candidates', () => {
+    expect(groupAgreement(candidates, (k) => (k.startsWith('a') ? 'A' : undefined)).map((g) => g.group)).toEqual(['A']);
+    expect(groupAgreement([], groupOf)).toEqual([]);
   });
 });

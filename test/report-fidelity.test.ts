@@ -11,12 +11,14 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acquireRunLock, createArchive, type Archive, type ProgramRecord } from '../src/archive/index.ts';
 import { captureIO } from '../src/cli/io.ts';
-import { runReportCommand } from '../src/cli/commands/report.ts';
+import { renderFidelity, runReportCommand } from '../src/cli/commands/report.ts';
+import { fidelitySection } from '../src/report/fidelity-html.ts';
 import { computeFidelity, type FidelityProgress } from '../src/experiments/fidelity.ts';
 import { FIDELITY_FILE, FidelityReportSchema, readFidelity, type FidelityReport } from '../src/experiments/fidelity-schema.ts';
 import { agreementOf } from '../src/experiments/fidelity-stats.ts';
 import { SEED_PATH } from './fixtures/optimize/default-run.ts';
-import { QAItemSchema } from '../src/history/record.ts';
+import { trace } from './report-fixture.ts';
+import { QAItemSchema, type QAItem } from '../src/history/record.ts';
 import { writeJsonl } from '../src/util/jsonl.ts';
 
 const HISTORY = `locomo:${resolve('test/fixtures/history/locomo-mini.json')}`;
@@ -141,6 +143,8 @@ describe('computeFidelity', () => {
     expect(report.reliability!.official!.p10).toBeLessThanOrEqual(report.reliability!.official!.p90);
     // the run recorded no validation traces: the statistic is undefined, not computed over a subset of candidates
     expect(report.reliability?.validation).toBeNull();
+    // …and names no supervision file: no per-template agreement either
+    expect(report.byTemplate).toBeNull();
   });
 
   it('writes fidelity.json (valid) and leaves the archive as it was', () => {
@@ -223,5 +227,55 @@ describe('fidelity question sets', () => {
     expect(fromFile.questionCount).toBe(1);
     expect(fromFile.candidates.find((c) => c.id === ids.blind)!.official!.contextRecall).toBe(0);
     expect(fromFile.candidates.find((c) => c.id === ids.seed)!.official!.contextRecall).toBe(1);
+  });
+});
+
+describe('fidelity per validation template', () => {
+  it("ranks the candidates by each template's validation items against the official context recall", async () => {
+    const official = await computeFidelity(dir, { jobs: 1 });
+    const officialOf = (source: keyof typeof SOURCES) =>
+      official.candidates.find((c) => c.id === ids[source as 'seed' | 'top1' | 'blind'])!.official!.contextRecall!;
+    // Validation items of two templates: "agrees" scores each candidate as the official questions do, "reverses"
+    // the other way round. The run's manifest names the supervision file the items (and their templates) come from.
+    const supervision = join(root, 'templated-supervision.jsonl');
+    const items: QAItem[] = ['a1', 'a2', 'a3', 'a4', 'a5', 'r1', 'r2', 'r3', 'r4', 'r5'].map((id) => ({
+      id,
+      history: 'h1',
+      question: `Question ${id}?`,
+      answer: 'yes',
+      answerType: 'text',
+      evidence: [{ record: 'r1' }],
+      split: 'val',
+      checks: { template: id.startsWith('a') ? 'agrees' : 'reverses' },
+    }));
+    writeJsonl(supervision, items, QAItemSchema);
+    const run = join(root, 'templated');
+    const archive = createArchive(run, {
+      config: { history: HISTORY, objective: 'evidence', contextBudget: 300, testCategories: [], supervision },
+      seeds: [{ path: 'seeds/base-bm25.ts', sha256: '0'.repeat(64) }],
+      models: { proposer: 'offline-mutation', answerer: 'extractive-reader', judge: 'f1-threshold' },
+      promptVersions: {},
+      rngSeed: 1,
+    });
+    let parent: string | null = null;
+    for (const [i, source] of (['seed', 'top1', 'blind'] as const).entries()) {
+      const p = archive.addProgram({ iteration: i, parent, source: SOURCES[source], proposer: i ? 'offline:x' : 'seed' });
+      const o = officialOf(source);
+      const traces = items.map((it) => trace(it.id, 'single-hop', it.id.startsWith('a') ? o : 1 - o));
+      archive.recordEvaluation(p.id, {
+        scores: { objective: 'evidence', value: 0.5 - i * 0.1, n: items.length, perQuestion: {}, metrics: { contextRecall: 0.5 } },
+        traces,
+      });
+      archive.recordDecision(p.id, { accepted: i === 0, reason: 'test', against: parent });
+      parent ??= p.id;
+    }
+    const report = await computeFidelity(run, { jobs: 1 });
+    expect(report.byTemplate).toEqual([
+      { group: 'agrees', items: 5, kendallTauB: 1, spearman: 1 },
+      { group: 'reverses', items: 5, kendallTauB: -1, spearman: -1 },
+    ]);
+    expect(FidelityReportSchema.parse(readFidelity(run)).byTemplate).toHaveLength(2);
+    expect(renderFidelity(report)).toMatch(/validation template[\s\S]*agrees\s*│\s*5\s*│\s*1\.00[\s\S]*reverses\s*│\s*5\s*│\s*-1\.00/);
+    expect(fidelitySection(report)).toContain('<td>reverses</td><td class="num">5</td><td class="num">-1.00</td>');
   });
 });

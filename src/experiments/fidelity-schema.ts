@@ -40,6 +40,14 @@ export const SplitHalfSchema = z.object({
 export type SplitHalfReliability = z.infer<typeof SplitHalfSchema>;
 
 /** `<run>/fidelity.json`. */
+/** One validation template's agreement with the official ranking (see groupAgreement in fidelity-stats.ts). */
+export const GroupAgreementSchema = z.object({
+  group: z.string(),
+  items: z.number().int().positive(),
+  kendallTauB: z.number().min(-1).max(1).nullable(),
+  spearman: z.number().min(-1).max(1).nullable(),
+});
+
 export const FidelityReportSchema = z.object({
   format: z.literal(1),
   run: z.string(),
@@ -77,6 +85,13 @@ export const FidelityReportSchema = z.object({
    * what the official questions show against themselves. Absent in reports written before it existed.
    */
   reliability: z.object({ official: SplitHalfSchema.nullable(), validation: SplitHalfSchema.nullable() }).optional(),
+  /**
+   * Per generator template of the validation items (an item's `checks.template`, else its question type), τ-b and ρ
+   * between the distinct candidates' mean context recall on that template's items and their official context
+   * recall: which templates rank designs the way the official questions do. Null when the run's objective is not
+   * context recall of the evidence, or its traces or supervision file are gone; absent in older reports.
+   */
+  byTemplate: z.array(GroupAgreementSchema).nullable().optional(),
 });
 export type FidelityReport = z.infer<typeof FidelityReportSchema>;
 

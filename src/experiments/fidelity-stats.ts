@@ -197,3 +197,41 @@ export function splitHalfReliability(scores: readonly (readonly number[])[], spl
     candidates: scores.length,
   };
 }
+
+/** How one group of validation items (a generator template) ranks the candidates against the official ranking. */
+export interface GroupAgreement {
+  group: string;
+  /** Validation items of the group that every candidate was scored on. */
+  items: number;
+  /** Between the candidates' mean score on the group's items and their official score. */
+  kendallTauB: number | null;
+  spearman: number | null;
+}
+
+/**
+ * Per group of validation items (e.g. the template that wrote them), Kendall τ-b and Spearman ρ between the
+ * candidates' mean per-item score on that group and their official score: which parts of a generated validation set
+ * rank designs the way the official questions do and which against them. Only items every candidate was scored on
+ * count, and groups with fewer than `minItems` of them are left out (their means are noise). Largest groups first.
+ */
+export function groupAgreement(
+  candidates: ReadonlyArray<{ official: number; perItem: ReadonlyMap<string, number> }>,
+  groupOf: (item: string) => string | undefined,
+  minItems = 5,
+): GroupAgreement[] {
+  if (candidates.length === 0) return [];
+  const shared = [...candidates[0]!.perItem.keys()].filter((k) => candidates.every((c) => c.perItem.has(k)));
+  const byGroup = new Map<string, string[]>();
+  for (const k of shared) {
+    const g = groupOf(k);
+    if (g !== undefined) byGroup.set(g, [...(byGroup.get(g) ?? []), k]);
+  }
+  const official = candidates.map((c) => c.official);
+  return [...byGroup]
+    .filter(([, keys]) => keys.length >= minItems)
+    .map(([group, keys]) => {
+      const means = candidates.map((c) => keys.reduce((s, k) => s + c.perItem.get(k)!, 0) / keys.length);
+      return { group, items: keys.length, kendallTauB: kendallTauB(means, official), spearman: spearman(means, official) };
+    })
+    .sort((a, b) => b.items - a.items || a.group.localeCompare(b.group));
+}

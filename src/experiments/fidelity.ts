@@ -21,7 +21,7 @@ import { readJsonl } from '../util/jsonl.ts';
 import { NO_OFFICIAL_TEST } from './cells.ts';
 import { historySplit } from './dev-subsets.ts';
 import { officialQuestions } from './official-eval.ts';
-import { agreementOf, splitHalfReliability, type Agreement } from './fidelity-stats.ts';
+import { agreementOf, groupAgreement, splitHalfReliability, type Agreement } from './fidelity-stats.ts';
 import { MetricsSchema, type Metrics } from './schemas.ts';
 import { FIDELITY_FILE, FidelityReportSchema, type FidelityCandidate, type FidelityReport } from './fidelity-schema.ts';
 import { partScoresFromSummary } from './scores.ts';
@@ -107,13 +107,39 @@ export function fidelityQuestions(
 
 /** Context recall per question (history + question id); a question whose run failed delivered nothing: 0. */
 function recallByQuestion(traces: ReadonlyArray<{ history: string; question: string; scores?: { contextRecall: number } | null }>) {
-  return new Map(traces.map((t) => [`${t.history}\u0000${t.question}`, t.scores?.contextRecall ?? 0]));
+  return new Map<string, number>(traces.map((t) => [`${t.history}\u0000${t.question}`, t.scores?.contextRecall ?? 0]));
 }
 
 /** A candidate's per-item context recall on the validation split, from the traces the search recorded. */
 function validationScores(archive: Archive, id: string): Map<string, number> | undefined {
   const traces = archive.traces(id);
   return traces ? recallByQuestion(traces) : undefined;
+}
+
+/**
+ * Per template of the run's validation items, how the candidates' scores on them rank the candidates against the
+ * official context recall. Needs per-item validation scores that are the fitness (the evidence objective), every
+ * candidate's traces, and the run's supervision file (for each item's template).
+ */
+function templateAgreement(
+  archive: Archive,
+  distinct: readonly FidelityCandidate[],
+  objective: string,
+): ReturnType<typeof groupAgreement> | null {
+  const supervision = archive.manifest.config.supervision;
+  if (objective !== 'evidence' || typeof supervision !== 'string' || !existsSync(supervision)) return null;
+  const rows = distinct.map((c) => ({ official: c.official!.contextRecall, perItem: validationScores(archive, c.id) }));
+  if (rows.some((r) => r.perItem === undefined || r.official === null)) return null;
+  const templateOf = new Map(
+    readJsonl(supervision, QAItemSchema).map((q) => {
+      const t = q.checks?.template;
+      return [`${q.history}\u0000${q.id}`, typeof t === 'string' ? t : (q.category ?? 'unknown')] as [string, string];
+    }),
+  );
+  return groupAgreement(
+    rows.map((r) => ({ official: r.official as number, perItem: r.perItem! })),
+    (k) => templateOf.get(k),
+  );
 }
 
 /**
@@ -270,6 +296,7 @@ async function fidelityOf(dir: string, runDir: string, options: FidelityOptions)
       // Validation per item is the fitness only for the evidence objective (context recall of the generated evidence).
       validation: objective === 'evidence' ? reliabilityOf(distinct.map((c) => validationScores(archive, c.id))) : null,
     },
+    byTemplate: templateAgreement(archive, distinct, objective),
   });
   writeFileAtomic(join(dir, FIDELITY_FILE), `${JSON.stringify(report, null, 2)}\n`);
   return report;

@@ -51,6 +51,23 @@ function reliabilityNote(f: FidelityReport): string {
   );
 }
 
+/** Each validation template's own agreement with the official ranking, when the report has it. */
+function templateTable(f: FidelityReport): string {
+  if (!f.byTemplate?.length) return '';
+  const rows = f.byTemplate.map(
+    (g) =>
+      `<tr><td>${escapeHtml(g.group)}</td><td class="num">${g.items}</td><td class="num">${formatCorrelation(g.kendallTauB)}</td>` +
+      `<td class="num">${formatCorrelation(g.spearman)}</td></tr>`,
+  );
+  return (
+    '<p class="note">Each template of the generated validation items ranks the candidates by their mean context recall ' +
+    'on its items; τ-b and ρ compare that ranking with the official context recall (templates with at least 5 items ' +
+    'every candidate was scored on). A negative one steers the search away from what the official questions reward.</p>\n' +
+    '<table class="data"><thead><tr><th>validation template</th><th>items</th><th>Kendall τ-b</th><th>Spearman ρ</th></tr></thead>' +
+    `<tbody>${rows.join('')}</tbody></table>\n`
+  );
+}
+
 /** The section's body; a hint on how to compute it when the run has no fidelity.json. */
 export function fidelitySection(f: FidelityReport | null): string {
   if (!f)
@@ -87,5 +104,5 @@ export function fidelitySection(f: FidelityReport | null): string {
   const candidates =
     `<table class="data"><thead><tr>${candHeads.map((h) => `<th>${h}</th>`).join('')}</tr></thead>` +
     `<tbody>${rows.join('')}</tbody></table>`;
-  return `<p class="note">${escapeHtml(NOTE)}</p>\n<p class="note">${where}</p>\n${summary}\n${reliabilityNote(f)}${candidates}`;
+  return `<p class="note">${escapeHtml(NOTE)}</p>\n<p class="note">${where}</p>\n${summary}\n${reliabilityNote(f)}${templateTable(f)}${candidates}`;
 }

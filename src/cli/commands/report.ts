@@ -92,6 +92,14 @@ export function renderFidelity(f: FidelityReport): string {
       'split-half reliability of the context-recall ranking (τ-b between two random halves of the questions, mean [p10, p90]): ' +
         `official ${formatSplitHalf(f.reliability.official)}; validation ${formatSplitHalf(f.reliability.validation)}`,
     );
+  if (f.byTemplate?.length) {
+    const g = new Table({
+      head: ['validation template', 'items', 'Kendall τ-b', 'Spearman ρ'],
+      style: { head: [], border: [], compact: true },
+    });
+    for (const a of f.byTemplate) g.push([a.group, String(a.items), formatCorrelation(a.kendallTauB), formatCorrelation(a.spearman)]);
+    lines.push("each validation template's own ranking of the candidates against the official context recall:", g.toString());
+  }
   const t = new Table({
     head: ['program', 'iter', 'status', 'val fitness', 'official ctx recall', 'official R@10', ''],
     style: { head: [], border: [], compact: true },
