@@ -104,5 +104,6 @@ export function fidelitySection(f: FidelityReport | null): string {
   const candidates =
     `<table class="data"><thead><tr>${candHeads.map((h) => `<th>${h}</th>`).join('')}</tr></thead>` +
     `<tbody>${rows.join('')}</tbody></table>`;
-  return `<p class="note">${escapeHtml(NOTE)}</p>\n<p class="note">${where}</p>\n${summary}\n${reliabilityNote(f)}${templateTable(f)}${candidates}`;
+  const head = `<p class="note">${escapeHtml(NOTE)}</p>\n<p class="note">${where}</p>\n${summary}\n`;
+  return `${head}${reliabilityNote(f)}${templateTable(f)}${candidates}`;
 }
