@@ -118,26 +118,27 @@ function validationScores(archive: Archive, id: string): Map<string, number> | u
 
 /**
  * Per template of the run's validation items, how the candidates' scores on them rank the candidates against the
- * official context recall. Needs per-item validation scores that are the fitness (the evidence objective), every
- * candidate's traces, and the run's supervision file (for each item's template).
+ * official context recall. `validation[i]` is distinct candidate i's per-item validation scores (read once by the
+ * caller, only under the evidence objective); every candidate needs them, and the run's supervision file must still
+ * be there (for each item's template).
  */
 function templateAgreement(
   archive: Archive,
   distinct: readonly FidelityCandidate[],
-  objective: string,
+  validation: ReadonlyArray<Map<string, number> | undefined>,
 ): ReturnType<typeof groupAgreement> | null {
   const supervision = archive.manifest.config.supervision;
-  if (objective !== 'evidence' || typeof supervision !== 'string' || !existsSync(supervision)) return null;
-  const rows = distinct.map((c) => ({ official: c.official!.contextRecall, perItem: validationScores(archive, c.id) }));
-  if (rows.some((r) => r.perItem === undefined || r.official === null)) return null;
-  const templateOf = new Map(
+  if (typeof supervision !== 'string' || !existsSync(supervision)) return null;
+  const rows = distinct.map((c, i) => ({ official: c.official?.contextRecall, perItem: validation[i] }));
+  if (rows.some((r) => r.perItem === undefined || r.official === null || r.official === undefined)) return null;
+  const templateOf = new Map<string, string>(
     readJsonl(supervision, QAItemSchema).map((q) => {
       const t = q.checks?.template;
-      return [`${q.history}\u0000${q.id}`, typeof t === 'string' ? t : (q.category ?? 'unknown')] as [string, string];
+      return [`${q.history}\u0000${q.id}`, typeof t === 'string' ? t : (q.category ?? 'unknown')];
     }),
   );
   return groupAgreement(
-    rows.map((r) => ({ official: r.official as number, perItem: r.perItem! })),
+    rows.map((r) => ({ official: r.official!, perItem: r.perItem! })),
     (k) => templateOf.get(k),
   );
 }
@@ -270,6 +271,8 @@ async function fidelityOf(dir: string, runDir: string, options: FidelityOptions)
   const bestCtx = contextRecall.regret?.bestOfficialScore;
   const runBestCtx = runBestCandidate?.official?.contextRecall;
   const objective = String(config.objective ?? programs[0]!.scores!.objective);
+  // Validation per item is the fitness only for the evidence objective (context recall of the generated evidence).
+  const validation = objective === 'evidence' ? distinct.map((c) => validationScores(archive, c.id)) : null;
   const report = FidelityReportSchema.parse({
     format: 1,
     run: archive.manifest.run,
@@ -293,10 +296,9 @@ async function fidelityOf(dir: string, runDir: string, options: FidelityOptions)
     runBestRegret: bestCtx !== undefined && runBestCtx !== null && runBestCtx !== undefined ? Math.max(0, bestCtx - runBestCtx) : null,
     reliability: {
       official: reliabilityOf(distinct.map((c) => perQuestion.get(c.id))),
-      // Validation per item is the fitness only for the evidence objective (context recall of the generated evidence).
-      validation: objective === 'evidence' ? reliabilityOf(distinct.map((c) => validationScores(archive, c.id))) : null,
+      validation: validation ? reliabilityOf(validation) : null,
     },
-    byTemplate: templateAgreement(archive, distinct, objective),
+    byTemplate: validation ? templateAgreement(archive, distinct, validation) : null,
   });
   writeFileAtomic(join(dir, FIDELITY_FILE), `${JSON.stringify(report, null, 2)}\n`);
   return report;
