@@ -12,6 +12,7 @@ import { clausesOf } from '../src/supervision/rule-based/clauses.ts';
 import {
   beforeQuestion,
   classListQuestion,
+  daysAfterQuestion,
   eventAfterQuestion,
   eventWhatQuestion,
   eventWhenQuestion,
@@ -169,6 +170,26 @@ describe('question families', () => {
       seen = new Set([...seen, c.question]);
     }
     expect(seen.size).toBeGreaterThan(1);
+  });
+
+  it('asks how many days lay between two events of one speaker, the earlier one as the anchor', async () => {
+    const answers = new Set<string>();
+    for (let k = 0; k < 12; k++) {
+      const c = await verified(daysAfterQuestion(ctx, at('S3:1'), clause('S3:1', 'visit'), createRng(`d${k}`)));
+      expect(c.type).toBe('temporal');
+      expect(c.question).toMatch(
+        /^How many days after (joining a mentorship program|painting a lake sunrise) did Ana visit the science museum\?$/,
+      );
+      expect(evidenceOf(c)[1]).toBe('S3:1');
+      answers.add(`${c.question} ${c.plan.answer}`);
+    }
+    // 8 May → 2 July; the sunrise was painted "yesterday", 7 May. The portrait, "last week", has no day to count from.
+    expect([...answers].sort()).toEqual([
+      'How many days after joining a mentorship program did Ana visit the science museum? 55 days',
+      'How many days after painting a lake sunrise did Ana visit the science museum? 56 days',
+    ]);
+    // The first event of all has nothing before it to count from.
+    expect(daysAfterQuestion(ctx, at('S1:1'), clause('S1:1', 'paint'), createRng('x'))).toBeUndefined();
   });
 });
 

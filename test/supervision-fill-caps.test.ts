@@ -21,6 +21,7 @@ describe('fill caps', () => {
     expect(fillCap('when')).toEqual(fillCap('who-said'));
     expect(fillCap('days-between').group).toBe('mention');
     expect(fillCap('before').group).toBe('yes-no');
+    expect(fillCap('days-after')).toEqual({ group: 'duration', share: 0.06 });
     expect(fillCap('event-when')).toEqual({ group: 'event-when', share: FILL_TEMPLATE_SHARE });
   });
 
@@ -42,6 +43,9 @@ describe('fill caps', () => {
       // Uncapped, the mention templates were 161 of the 400 items (40%).
       expect(byGroup.get('mention')! / items.length).toBeLessThan(0.35);
       for (const [g, c] of byGroup) expect(c, g).toBeLessThanOrEqual(Math.ceil(n * 0.35));
+      // Between two people, durations are asked between two things someone did, never between two remarks.
+      expect(items.filter((it) => /^How many days passed between/.test(it.question))).toEqual([]);
+      expect(items.filter((it) => it.checks!.template === 'days-after').length).toBeGreaterThan(10);
     },
     120_000,
   );

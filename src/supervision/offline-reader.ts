@@ -7,13 +7,15 @@ import { recordDate } from './bundles.ts';
 import { adjacentSection, documentTitleOf, sameHeading, sectionPlace } from './document-outline.ts';
 import { aspectOf, CLAUSE_CLASSES, clauseDate, ClauseIndex, distinctObjects, type Stated, verbKey } from './rule-based/clause-index.ts';
 import type { Clause } from './rule-based/clauses.ts';
-import { before, eventDayIn, eventPhrase } from './rule-based/families.ts';
+import { before, eventDayIn, eventPhrase, readDaysAfter } from './rule-based/families.ts';
+import { readDescription } from './rule-based/descriptions.ts';
+import { feelingsAbout, parseFeelingQuestion } from './rule-based/feelings.ts';
 import { aboutUser } from './rule-based/voice.ts';
 import { isTopicWord } from './rule-based/cues.ts';
 import { roleRange, whoAt } from './rule-based/speakers.ts';
 
 /** Name and version of the offline blind reader. */
-export const OFFLINE_READER = 'localise+extract@3';
+export const OFFLINE_READER = 'localise+extract@4';
 
 // Words of question phrasing that say nothing about which record is meant.
 const FRAME = new Set(
@@ -483,6 +485,17 @@ function readFamily(input: BlindInput, speakers: readonly string[]): BlindReadin
 }
 
 /**
+ * "How did Melanie feel after the accident?": the one feeling the records say she had about the thing (feelings.ts),
+ * or undefined when the question is not of this form or they say none or several.
+ */
+function readFeeling(question: string, records: readonly SourceRecord[], speakers: readonly string[]): BlindReading | undefined {
+  const asked = parseFeelingQuestion(question, speakers);
+  const said = asked && feelingsAbout(records, asked);
+  if (said?.feelings.length !== 1) return undefined;
+  return { answerable: true, answer: said.feelings[0]!, citations: said.records.map((i) => records[i]!.id) };
+}
+
+/**
  * "In (my|the) document “T”, which section comes right after / before “S”?": the one section headed S among the
  * records of a document titled T, and its sibling in the outline the records carry (document-outline.ts).
  */
@@ -547,6 +560,12 @@ export function createOfflineBlindReader(options: { topK?: number } = {}): Blind
         if (!groups.size) return UNANSWERABLE;
         return { answerable: true, answer: String(groups.size), citations: hits.map((r) => r.id) };
       }
+      const daysAfter = readDaysAfter(q, input.records, speakers);
+      if (daysAfter) return { answerable: true, answer: daysAfter.answer, citations: daysAfter.records.map((i) => input.records[i]!.id) };
+      const described = readDescription(q, input.records, speakers);
+      if (described) return { answerable: true, answer: described.answer, citations: [input.records[described.record]!.id] };
+      const feeling = readFeeling(q, input.records, speakers);
+      if (feeling) return feeling;
       const family = readFamily(input, speakers);
       if (family) return family;
       const cued = /^(When|Right before) (.+?) (?:asked|talked) about (.+?), ((?:which|what|how many|how much) .+)$/.exec(q);

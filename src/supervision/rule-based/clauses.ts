@@ -40,7 +40,7 @@ const LIGHT = new Set(
   ).split(' '),
 );
 /** Heads too general to be a fact about anyone ("a lot", "the idea", "some time"). */
-const GENERIC = new Set(
+export const GENERIC_HEADS: ReadonlySet<string> = new Set(
   (
     'thing things stuff lot lots time times way ways idea ideas bit kind sort part parts day days moment moments fun one ' +
     'something anything everything nothing people someone everyone chance opportunity place world life year week month ' +
@@ -57,7 +57,7 @@ const PREPS = new Set(['to', 'for', 'in', 'at', 'on', 'with', 'up', 'out', 'into
 export const PREFERENCE_VERBS: ReadonlySet<string> = new Set(['love', 'enjoy', 'like', 'adore']);
 
 /** The object noun phrase starting at token `k` of `toks`: [first, last] indexes and its head, or undefined. */
-function objectAt(toks: readonly NlpToken[], k: number): { from: number; to: number; det: string; head: NlpToken } | undefined {
+export function objectAt(toks: readonly NlpToken[], k: number): { from: number; to: number; det: string; head: NlpToken } | undefined {
   let i = k;
   let determiner = '';
   const sconj = toks[i]?.pos === 'SCONJ' && toks[i + 1]?.pos === 'NOUN';
@@ -128,7 +128,7 @@ export function clausesOfSentence(s: NlpSentence, who: string): Clause[] {
     const head = o.head.lemma;
     // "I love having …", "I spent a good chunk of …": no thing of its own.
     if (LIGHT.has(o.head.lemma) && o.head.pos === 'VERB') continue;
-    if (GENERIC.has(head) || GENERIC.has(o.head.text.toLowerCase()) || head.length < 3) continue;
+    if (GENERIC_HEADS.has(head) || GENERIC_HEADS.has(o.head.text.toLowerCase()) || head.length < 3) continue;
     const object = s.text.slice(t[o.from]!.start - s.start, t[o.to]!.end - s.start);
     out.push({ who, lemma, verb: v, tense, prep: preps.join(' '), object, head, determiner: o.det, sentence: s });
   }
@@ -153,7 +153,7 @@ function attributesOf(s: NlpSentence, who: string): Clause[] {
     const o = objectAt(t, m + 1);
     if (!o || POSSESSIVE_DET.has(o.det)) continue;
     const last = t[m - 1]!;
-    if (GENERIC.has(last.lemma)) continue;
+    if (GENERIC_HEADS.has(last.lemma)) continue;
     const attribute = s.text.slice(t[k + 1]!.start - s.start, last.end - s.start).toLowerCase();
     const object = s.text.slice(t[o.from]!.start - s.start, t[o.to]!.end - s.start);
     const past = /^was$/i.test(be.text);

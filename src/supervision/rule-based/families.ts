@@ -9,7 +9,7 @@ import { stem } from '../../text/text.ts';
 import { recordDate } from '../bundles.ts';
 import type { PlanFact } from '../plan.ts';
 import type { Rng } from '../rng.ts';
-import { aspectOf, classOf, clauseDate, clauseIso, distinctObjects, type Stated, verbKey } from './clause-index.ts';
+import { aspectOf, ClauseIndex, classOf, clauseDate, clauseIso, distinctObjects, type Stated, verbKey } from './clause-index.ts';
 import type { Clause } from './clauses.ts';
 import type { RuleContext } from './rule-context.ts';
 import { monthOf } from './phrases.ts';
@@ -359,7 +359,7 @@ function eventDay(ctx: RuleContext, s: Stated): string | undefined {
 }
 
 /** The speaker's "done" clauses whose event is named once (verb + object head) in the history. */
-function anchors(ctx: RuleContext, who: string): Stated[] {
+export function anchors(ctx: RuleContext, who: string): Stated[] {
   return ctx.clauses().all.filter(
     (s) =>
       s.c.who === who &&
@@ -450,4 +450,82 @@ export function beforeQuestion(ctx: RuleContext, i: number, c: Clause, rng: Rng)
     };
   }
   return undefined;
+}
+
+/** Days from one ISO day to a later one. */
+function daysFrom(a: string, b: string): number {
+  const n = (iso: string) => Date.UTC(+iso.slice(0, 4), +iso.slice(5, 7) - 1, +iso.slice(8, 10)) / 86_400_000;
+  return n(b) - n(a);
+}
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+/** Phrases that resolve to a day but mean a span ("last week" → its Monday): no count of days can rest on them. */
+const SPAN = /\b(?:weeks?|weekend|months?|few|couple|several|recently|lately|ago)\b/i;
+
+/** The day a stated event happened on, when the record gives it to the day (see {@link SPAN}), else undefined. */
+function exactDayIn(records: readonly SourceRecord[], s: Stated): string | undefined {
+  const day = eventDayIn(records, s);
+  return day && DAY.test(day) && !SPAN.test(s.c.sentence.text) ? day : undefined;
+}
+
+/**
+ * Duration between two events of one speaker: "How many days after joining the mentorship program did Caroline
+ * paint the sunrise?" Both events are named once in the history and dated to the day (the session's date or a day
+ * the sentence gives, such as "last Friday"), the anchor is the earlier one. It replaces, on conversations between
+ * people, the count of days between two remarks: what people ask is how long lay between things someone did.
+ */
+export function daysAfterQuestion(ctx: RuleContext, i: number, c: Clause, rng: Rng): RuleCandidate | undefined {
+  const mine = eventPhrase(c);
+  const day = exactDayIn(ctx.graph.records, { i, c });
+  if (!mine || !day || !anchors(ctx, c.who).some((s) => s.c === c)) return undefined;
+  for (const a of rng.shuffle(anchors(ctx, c.who))) {
+    const aDay = exactDayIn(ctx.graph.records, a);
+    if (!aDay || a.i === i || a.c.head === c.head || !before(aDay, day)) continue;
+    const anchor = eventPhrase(a.c)!;
+    const days = daysFrom(aDay, day);
+    const ra = ctx.graph.records[a.i]!;
+    const rb = ctx.graph.records[i]!;
+    return {
+      type: 'temporal',
+      template: 'days-after',
+      question: `How many days after ${anchor.ing} did ${c.who} ${mine.base}?`,
+      plan: plan(
+        'temporal',
+        `the days from one event of ${c.who}'s to a later one`,
+        `${days} ${days === 1 ? 'day' : 'days'}`,
+        'number',
+        [fact(ra, a.c.sentence, `${statement(a.c)} (${aDay})`), fact(rb, c.sentence, `${statement(c)} (${day})`)],
+        new Map([
+          [ra.id, `dates the earlier event: ${aDay}`],
+          [rb.id, `dates the later event: ${day}`],
+        ]),
+        ['lookup', 'lookup', 'date-arithmetic'],
+      ),
+    };
+  }
+  return undefined;
+}
+
+/**
+ * The days-after reading of `question` over `records` ("How many days after A did X B?"): the answer and the
+ * records of both events, or undefined when the question is not of this form or either event is not found once.
+ */
+export function readDaysAfter(
+  question: string,
+  records: readonly SourceRecord[],
+  speakers: readonly string[],
+): { answer: string; records: number[] } | undefined {
+  const m = /^How many days after (.+) did (.+)\?$/.exec(question);
+  if (!m) return undefined;
+  const who = speakers.find((s) => m[2]!.startsWith(`${s} `));
+  if (!who) return undefined;
+  const later = m[2]!.slice(who.length + 1).toLowerCase();
+  const mine = new ClauseIndex(records).all.filter((s) => s.c.who === who);
+  const named = (text: string, form: 'base' | 'ing') => mine.filter((s) => eventPhrase(s.c)?.[form].toLowerCase() === text);
+  const [a, b] = [named(m[1]!.toLowerCase(), 'ing'), named(later, 'base')];
+  if (a.length !== 1 || b.length !== 1) return undefined;
+  const [da, db] = [exactDayIn(records, a[0]!), exactDayIn(records, b[0]!)];
+  if (!da || !db || !before(da, db)) return undefined;
+  const days = daysFrom(da, db);
+  return { answer: `${days} ${days === 1 ? 'day' : 'days'}`, records: [a[0]!.i, b[0]!.i] };
 }

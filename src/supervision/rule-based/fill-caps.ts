@@ -23,6 +23,8 @@ const GROUPS: ReadonlyArray<{ group: string; share: number; templates: readonly 
   // Questions about what was talked about (a topic's mention), not about what happened.
   { group: 'mention', share: 0.1, templates: ['when', 'days-between', 'who-said', 'mention-count'] },
   { group: 'yes-no', share: 0.1, templates: ['yes-no', 'before', 'yes-no-false-premise'] },
+  // Any two dated events of one speaker make a duration question: a history yields them long after the rest.
+  { group: 'duration', share: 0.06, templates: ['days-after'] },
 ];
 
 const BY_TEMPLATE = new Map(GROUPS.flatMap((g) => g.templates.map((t) => [t, { group: g.group, share: g.share }] as const)));

@@ -16,6 +16,7 @@ import {
   eventAfterQuestion,
   eventListQuestion,
   beforeQuestion,
+  daysAfterQuestion,
   eventWhatQuestion,
   eventWhenQuestion,
   memberClauses,
@@ -23,6 +24,8 @@ import {
   yesNoQuestion,
 } from './families.ts';
 import { extractFacts, type TextFact } from './facts.ts';
+import { describeQuestion } from './descriptions.ts';
+import { feelingCandidate, feelingsOf } from './feelings.ts';
 import { memberNames, mentionCountQuestion, multiEvidenceShare } from './mention-counts.ts';
 import { sectionOrderQuestion } from './section-order.ts';
 import {
@@ -43,7 +46,7 @@ import {
 } from './templates.ts';
 
 /** Name and version of the offline generator, written into every item it makes. */
-export const RULE_BASED_GENERATOR = 'rule-based@7';
+export const RULE_BASED_GENERATOR = 'rule-based@8';
 
 /** Question types the rule-based generator can write. */
 export const RULE_BASED_TYPES: readonly QuestionType[] = ['single-hop', 'multi-hop', 'temporal', 'aggregation', 'false-premise'];
@@ -138,6 +141,12 @@ const CONTEXTUAL_SHARE = 1;
 const FAMILY_SHARE = 1;
 /** How often a temporal question is first tried as "Did X do A before B?" (two events compared in time). */
 const BEFORE_SHARE = 0.12;
+/**
+ * On conversations between people, how often a single-hop question is first tried as "How did Melanie feel after
+ * the accident?" (feelings.ts) or "How did Caroline describe going to the support group?" (descriptions.ts): most
+ * of what people ask there with "how" is how someone felt about or saw what happened.
+ */
+const FEELING_SHARE = 0.3;
 /** How often a single-hop question may be a who-said one: real questions rarely ask who said something. */
 const WHO_SHARE = 0.15;
 /** Named things a count-over-sessions try may ask about before giving up on the bundle (its own budget). */
@@ -173,6 +182,20 @@ function templateCandidate(ctx: RuleContext, bundle: Bundle, type: QuestionType,
   }
   switch (type) {
     case 'single-hop': {
+      if (ctx.multiSpeaker && rng.next() < FEELING_SHARE) {
+        for (const i of members) {
+          for (const f of feelingsOf(ctx.graph.records[i]!)) {
+            if (!budget()) break;
+            const c = fresh(ctx, feelingCandidate(ctx, f));
+            if (c) return c;
+          }
+        }
+        for (const s of memberClauses(ctx, members, rng)) {
+          if (!budget()) break;
+          const c = fresh(ctx, describeQuestion(ctx, s));
+          if (c) return c;
+        }
+      }
       if (rng.next() < FAMILY_SHARE) {
         const yesNo = rng.next() < YES_NO_SHARE;
         for (const s of memberClauses(ctx, members, rng)) {
@@ -229,6 +252,15 @@ function templateCandidate(ctx: RuleContext, bundle: Bundle, type: QuestionType,
         }
       }
       const pairs = rng.next() < 0.4;
+      // Between people, a duration is asked between two things someone did, not between two remarks.
+      if (pairs && ctx.multiSpeaker) {
+        for (const s of memberClauses(ctx, members, rng)) {
+          if (!budget()) break;
+          const c = fresh(ctx, daysAfterQuestion(ctx, s.i, s.c, rng));
+          if (c) return c;
+        }
+        return undefined;
+      }
       for (const i of members) {
         const si = rng.shuffle(contentSentences(ctx.graph.records[i]!))[0];
         if (!si) continue;

@@ -103,14 +103,20 @@ export function analyse(text: string, offset = 0): NlpSentence[] {
 
 const sentenceCache = new Map<string, NlpSentence[]>();
 
-/** The part of speech of the word starting at `offset` of `text` (a sentence), or undefined; analyses are cached. */
-export function posAt(text: string, offset: number): string | undefined {
+/** The analysed sentence of `text` holding `offset` and the index of the token starting there (-1: none); cached. */
+export function sentenceAt(text: string, offset: number): { sentence: NlpSentence; at: number } | undefined {
   let a = sentenceCache.get(text);
   if (!a) {
     // Bounded: a long history's sentences are asked about a few times each, close together.
     if (sentenceCache.size > 50_000) sentenceCache.clear();
     sentenceCache.set(text, (a = analyse(text)));
   }
-  for (const s of a) for (const t of s.tokens) if (t.start === offset) return t.pos;
-  return undefined;
+  const sentence = a.find((s) => s.start <= offset && offset < s.end);
+  return sentence && { sentence, at: sentence.tokens.findIndex((t) => t.start === offset) };
+}
+
+/** The part of speech of the word starting at `offset` of `text` (a sentence), or undefined; analyses are cached. */
+export function posAt(text: string, offset: number): string | undefined {
+  const found = sentenceAt(text, offset);
+  return found && found.at >= 0 ? found.sentence.tokens[found.at]!.pos : undefined;
 }
