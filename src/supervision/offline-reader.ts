@@ -485,7 +485,7 @@ function readFamily(input: BlindInput, speakers: readonly string[]): BlindReadin
 }
 
 /**
- * "How did Melanie feel after the accident?": the one feeling the records say she had about the thing (feelings.ts),
+ * "How did Ana feel after the storm?": the one feeling the records say she had about the thing (feelings.ts),
  * or undefined when the question is not of this form or they say none or several.
  */
 function readFeeling(question: string, records: readonly SourceRecord[], speakers: readonly string[]): BlindReading | undefined {

@@ -1,6 +1,6 @@
 /**
- * "How did Caroline describe going to the LGBTQ support group?" → "powerful": the word a speaker used for
- * something they did, read from "I went to a LGBTQ support group yesterday and it was so powerful" (or from the
+ * "How did Ana describe going to the support group?" → "powerful": the word a speaker used for
+ * something they did, read from "I went to a support group yesterday and it was so powerful" (or from the
  * sentence right after: "I went to a poetry reading. It was inspiring."). People ask this of a friend's memory; the
  * event is named once in the history, so the description belongs to it. The blind reader answers from this same
  * reading.
@@ -50,7 +50,7 @@ export function describeQuestionText(who: string, ing: string): string {
   return `How did ${who} describe ${ing}?`;
 }
 
-/** Single-hop "How did Caroline describe going to a LGBTQ support group?" from a clause named once in the history. */
+/** Single-hop "How did Ana describe going to a support group?" from a clause named once in the history. */
 export function describeQuestion(ctx: RuleContext, s: Stated): RuleCandidate | undefined {
   const phrase = eventPhrase(s.c);
   if (!phrase || !anchors(ctx, s.c.who).some((a) => a.c === s.c)) return undefined;

@@ -469,7 +469,7 @@ function exactDayIn(records: readonly SourceRecord[], s: Stated): string | undef
 }
 
 /**
- * Duration between two events of one speaker: "How many days after joining the mentorship program did Caroline
+ * Duration between two events of one speaker: "How many days after joining the mentorship program did Ana
  * paint the sunrise?" Both events are named once in the history and dated to the day (the session's date or a day
  * the sentence gives, such as "last Friday"), the anchor is the earlier one. It replaces, on conversations between
  * people, the count of days between two remarks: what people ask is how long lay between things someone did.

@@ -1,9 +1,10 @@
 /**
- * "How did Melanie feel after the accident?" / "How does Jon feel about the opening night?": how a speaker said they
- * felt about something, read from first-person statements ("I was so scared after the accident", "I'm excited about
- * the opening night"). People ask a memory this about a friend far more often than how many days lay between two
- * remarks, and the answer is a fact about the person. The generator asks it and the blind reader answers it from
- * this same reading, so an item is kept only when the evidence alone gives one feeling.
+ * "How did Ana feel after the storm?" / "How does Ben feel about the concert?": how a speaker said they felt about
+ * something, read from first-person statements ("I was so scared after the storm", "I'm excited about the concert").
+ * About half of the "how" questions people asked of the LoCoMo development conversations are of this kind or the kin
+ * in descriptions.ts; none asked how many days lay between two remarks. The answer is a fact about the person. The
+ * generator asks it and the blind reader answers it from this same reading, so an item is kept only when the
+ * evidence alone gives one feeling.
  */
 import type { SourceRecord } from '../../../sandbox/contract.ts';
 import { GENERIC_HEADS, objectAt } from './clauses.ts';
@@ -21,7 +22,7 @@ export interface Feeling {
   feeling: string;
   /** "about" for about / of / for / with / at / over; "after" for after. */
   link: 'about' | 'after';
-  /** The thing, as a question names it ("the opening night"; "this bowl" becomes "the bowl"). */
+  /** The thing, as a question names it ("the concert"; "this bowl" becomes "the bowl"). */
   cause: string;
   /** present: "I'm proud of …", "I feel …"; past: "I was …", "I felt …". */
   tense: 'present' | 'past';
@@ -41,9 +42,10 @@ const FEELING_WORDS = new Set(
     'honored honoured humbled fulfilled satisfied energized refreshed exhausted drained freaked devastated hurt awed ' +
     'delighted ecstatic overjoyed elated joyful emotional nostalgic appreciative determined optimistic unsure torn ' +
     'conflicted accomplished accepted supported loved fascinated intrigued bored tired sorry stunned speechless ' +
-    'hyped jazzed ecstatic pleased'
+    'hyped jazzed pleased'
   ).split(' '),
 );
+/** Words between the verb and the feeling ("so", "a bit", "kind of"), one by one; "-ly" adverbs count too. */
 const INTENSIFIERS = new Set(
   'so really very super pretty totally just truly incredibly extremely quite kinda kind of a bit little too still also all'.split(' '),
 );
@@ -106,7 +108,7 @@ export function feelingsOfSentence(s: NlpSentence, who: string): Feeling[] {
   return out;
 }
 
-/** A noun phrase starting at token `k` as a question names it ("the opening night", "painting landscapes"). */
+/** A noun phrase starting at token `k` as a question names it ("the concert", "painting landscapes"). */
 function thingAt(s: NlpSentence, k: number): string | undefined {
   const t = s.tokens;
   // "grateful for all the support": "all" before a determiner is kept out of the thing.
@@ -162,7 +164,7 @@ export function feelingsOf(r: SourceRecord): Feeling[] {
   return out;
 }
 
-/** The question a feeling answers: "How did Melanie feel after the accident?". */
+/** The question a feeling answers: "How did Ana feel after the storm?". */
 export function feelingQuestion(f: Pick<Feeling, 'who' | 'link' | 'cause' | 'tense'>): string {
   return `How ${f.tense === 'past' ? 'did' : 'does'} ${f.who} feel ${f.link} ${f.cause}?`;
 }
@@ -207,7 +209,7 @@ export function feelingsAbout(
 }
 
 /**
- * Single-hop "How did Melanie feel after the accident?" from a feeling statement, when the whole history gives that
+ * Single-hop "How did Ana feel after the storm?" from a feeling statement, when the whole history gives that
  * question one feeling (said once, or repeated alike), else undefined.
  */
 export function feelingCandidate(ctx: RuleContext, f: Feeling): RuleCandidate | undefined {

@@ -142,8 +142,8 @@ const FAMILY_SHARE = 1;
 /** How often a temporal question is first tried as "Did X do A before B?" (two events compared in time). */
 const BEFORE_SHARE = 0.12;
 /**
- * On conversations between people, how often a single-hop question is first tried as "How did Melanie feel after
- * the accident?" (feelings.ts) or "How did Caroline describe going to the support group?" (descriptions.ts): most
+ * On conversations between people, how often a single-hop question is first tried as "How did Ana feel after
+ * the storm?" (feelings.ts) or "How did Ana describe going to the support group?" (descriptions.ts): most
  * of what people ask there with "how" is how someone felt about or saw what happened.
  */
 const FEELING_SHARE = 0.3;
