@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findDates, formatDate, isoDate, parseExactDate } from '../src/text/date-parse.ts';
+import { daysBetween, findDates, formatDate, isoDate, parseExactDate } from '../src/text/date-parse.ts';
 import { referenceInstant, resolveDates } from '../src/text/resolve-dates.ts';
 
 const found = (text: string) => findDates(text).map((d) => [d.text, isoDate(d.date)]);
@@ -65,5 +65,13 @@ describe('resolveDates (what tools.text.dates returns)', () => {
     expect(() => resolveDates('yesterday', '8 May 2023')).toThrow(/not an ISO date/);
     expect(referenceInstant('2023-02-30')).toBeUndefined();
     expect(referenceInstant('2023-05-08')?.toISOString()).toBe('2023-05-08T12:00:00.000Z');
+  });
+});
+
+describe('daysBetween', () => {
+  it('counts calendar days across months and leap days, ignoring a time of day', () => {
+    expect(daysBetween('2023-05-08', '2023-07-02')).toBe(55);
+    expect(daysBetween('2024-02-28', '2024-03-01')).toBe(2);
+    expect(daysBetween('2023-07-02T23:59:00', '2023-05-08T00:01:00')).toBe(-55);
   });
 });

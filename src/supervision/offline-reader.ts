@@ -1,6 +1,6 @@
 import type { SourceRecord } from '../../sandbox/contract.ts';
 import { extractiveAnswer, NOT_MENTIONED } from '../scoring/extractive-reader.ts';
-import { formatDate, isoDate, monthNumber, parseExactDate } from '../text/date-parse.ts';
+import { daysBetween, formatDate, isoDate, monthNumber, parseExactDate } from '../text/date-parse.ts';
 import { isStopword, stem, terms } from '../text/text.ts';
 import type { BlindInput, BlindReader, BlindReading } from './blind-recovery.ts';
 import { recordDate } from './bundles.ts';
@@ -113,10 +113,6 @@ function locate(part: string, records: readonly SourceRecord[], speakers: readon
     records.filter((r) => admits(c, r)),
     c.speaker,
   )[0]?.r;
-}
-
-function dayNumber(iso: string): number {
-  return Date.UTC(+iso.slice(0, 4), +iso.slice(5, 7) - 1, +iso.slice(8, 10)) / 86_400_000;
 }
 
 /** `[date] Speaker: line` per line of each record, the layout the extractive reader parses; maps offsets to records. */
@@ -542,7 +538,7 @@ export function createOfflineBlindReader(options: { topK?: number } = {}): Blind
         const da = a && recordDate(a);
         const db = b && recordDate(b);
         if (!a || !b || !da || !db || a === b) return UNANSWERABLE;
-        return { answerable: true, answer: `${Math.abs(dayNumber(db) - dayNumber(da))} days`, citations: [a.id, b.id] };
+        return { answerable: true, answer: `${Math.abs(daysBetween(da, db))} days`, citations: [a.id, b.id] };
       }
       const window = monthWindow(q);
       if (/^(?:in how many|how many times)\b/i.test(q) && window) {

@@ -260,6 +260,12 @@ export function addDays(d: CalendarDate, days: number): CalendarDate {
   return { year: t.getUTCFullYear(), month: t.getUTCMonth() + 1, day: t.getUTCDate() };
 }
 
+/** Whole days from one ISO day (`YYYY-MM-DD…`) to another; negative when `to` is earlier. */
+export function daysBetween(from: string, to: string): number {
+  const day = (iso: string) => Date.UTC(+iso.slice(0, 4), +iso.slice(5, 7) - 1, +iso.slice(8, 10)) / 86_400_000;
+  return day(to) - day(from);
+}
+
 /** A month-precision date moved by `months`. */
 export function addMonths(d: CalendarDate, months: number): CalendarDate {
   const index = d.year * 12 + (d.month ?? 1) - 1 + months;

@@ -5,6 +5,7 @@
  * evidence are computed from the clauses, never guessed.
  */
 import type { SourceRecord } from '../../../sandbox/contract.ts';
+import { daysBetween } from '../../text/date-parse.ts';
 import { stem } from '../../text/text.ts';
 import { recordDate } from '../bundles.ts';
 import type { PlanFact } from '../plan.ts';
@@ -452,12 +453,6 @@ export function beforeQuestion(ctx: RuleContext, i: number, c: Clause, rng: Rng)
   return undefined;
 }
 
-/** Days from one ISO day to a later one. */
-function daysFrom(a: string, b: string): number {
-  const n = (iso: string) => Date.UTC(+iso.slice(0, 4), +iso.slice(5, 7) - 1, +iso.slice(8, 10)) / 86_400_000;
-  return n(b) - n(a);
-}
-
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 /** Phrases that resolve to a day but mean a span ("last week" → its Monday): no count of days can rest on them. */
 const SPAN = /\b(?:weeks?|weekend|months?|few|couple|several|recently|lately|ago)\b/i;
@@ -482,7 +477,7 @@ export function daysAfterQuestion(ctx: RuleContext, i: number, c: Clause, rng: R
     const aDay = exactDayIn(ctx.graph.records, a);
     if (!aDay || a.i === i || a.c.head === c.head || !before(aDay, day)) continue;
     const anchor = eventPhrase(a.c)!;
-    const days = daysFrom(aDay, day);
+    const days = daysBetween(aDay, day);
     const ra = ctx.graph.records[a.i]!;
     const rb = ctx.graph.records[i]!;
     return {
@@ -526,6 +521,6 @@ export function readDaysAfter(
   if (a.length !== 1 || b.length !== 1) return undefined;
   const [da, db] = [exactDayIn(records, a[0]!), exactDayIn(records, b[0]!)];
   if (!da || !db || !before(da, db)) return undefined;
-  const days = daysFrom(da, db);
+  const days = daysBetween(da, db);
   return { answer: `${days} ${days === 1 ? 'day' : 'days'}`, records: [a[0]!.i, b[0]!.i] };
 }

@@ -1,6 +1,6 @@
 import type { SourceRecord } from '../../../sandbox/contract.ts';
 import type { AnswerType } from '../../history/record.ts';
-import { formatDate, parseExactDate } from '../../text/date-parse.ts';
+import { daysBetween, formatDate, parseExactDate } from '../../text/date-parse.ts';
 import { recordDate } from '../bundles.ts';
 import type { AnswerPlan, Operation, PlanFact, QuestionType } from '../plan.ts';
 import type { RuleContext } from './rule-context.ts';
@@ -330,10 +330,6 @@ export function whenQuestion(ctx: RuleContext, i: number, s: Sentence, rng: Rng)
   };
 }
 
-function dayNumber(iso: string): number {
-  return Date.UTC(+iso.slice(0, 4), +iso.slice(5, 7) - 1, +iso.slice(8, 10)) / 86_400_000;
-}
-
 /** Temporal over two records: how many days passed between two things that were said. */
 export function daysBetweenQuestion(
   ctx: RuleContext,
@@ -355,7 +351,7 @@ export function daysBetweenQuestion(
   const ef = event(first, sf.start, gf);
   const es = event(second, ss.start, gs);
   if (!ef || !es) return undefined;
-  const days = dayNumber(recordDate(second)!) - dayNumber(recordDate(first)!);
+  const days = daysBetween(recordDate(first)!, recordDate(second)!);
   return {
     type: 'temporal',
     template: 'days-between',
