@@ -481,7 +481,7 @@ function readFamily(input: BlindInput, speakers: readonly string[]): BlindReadin
 }
 
 /**
- * "How did Ana feel after the storm?": the one feeling the records say she had about the thing (feelings.ts),
+ * "How did Ana feel after the storm?": the one feeling the records say Ana had about it (feelings.ts),
  * or undefined when the question is not of this form or they say none or several.
  */
 function readFeeling(question: string, records: readonly SourceRecord[], speakers: readonly string[]): BlindReading | undefined {

@@ -454,7 +454,7 @@ export function beforeQuestion(ctx: RuleContext, i: number, c: Clause, rng: Rng)
 }
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
-/** Phrases that resolve to a day but mean a span ("last week" → its Monday): no count of days can rest on them. */
+/** Phrases that resolve to a day but mean a span ("last week" → seven days back): no count of days rests on them. */
 const SPAN = /\b(?:weeks?|weekend|months?|few|couple|several|recently|lately|ago)\b/i;
 
 /** The day a stated event happened on, when the record gives it to the day (see {@link SPAN}), else undefined. */
