@@ -359,17 +359,24 @@ function eventDay(ctx: RuleContext, s: Stated): string | undefined {
   return eventDayIn(ctx.graph.records, s);
 }
 
-/** The speaker's "done" clauses whose event is named once (verb + object head) in the history. */
-export function anchors(ctx: RuleContext, who: string): Stated[] {
-  return ctx.clauses().all.filter(
-    (s) =>
-      s.c.who === who &&
-      eventPhrase(s.c) &&
-      ctx
-        .clauses()
-        .said(who, verbKey(s.c))
-        .filter((x) => x.c.head === s.c.head).length === 1,
-  );
+const anchorMemo = new WeakMap<ClauseIndex, Map<string, readonly Stated[]>>();
+
+/**
+ * The speaker's "done" clauses whose event is named once (verb + object head) in the history. Memoised per clause
+ * index: the temporal, multi-hop and description families ask it for every clause they try.
+ */
+export function anchors(ctx: RuleContext, who: string): readonly Stated[] {
+  const index = ctx.clauses();
+  let byWho = anchorMemo.get(index);
+  if (!byWho) anchorMemo.set(index, (byWho = new Map()));
+  let found = byWho.get(who);
+  if (!found) {
+    found = index.all.filter(
+      (s) => s.c.who === who && eventPhrase(s.c) && index.said(who, verbKey(s.c)).filter((x) => x.c.head === s.c.head).length === 1,
+    );
+    byWho.set(who, found);
+  }
+  return found;
 }
 
 /**
