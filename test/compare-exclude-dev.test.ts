@@ -7,10 +7,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../src/cli/main.ts';
 import { renderDesigns, runCompareCommand } from '../src/cli/commands/compare.ts';
 import { captureIO } from '../src/cli/io.ts';
 import { QAItemSchema, type QAItem } from '../src/history/record.ts';
 import { CompareReportSchema, type CompareReport } from '../src/optimize/compare.ts';
+import { CompareSeedsReportSchema } from '../src/optimize/compare-seeds.ts';
 import { writeJsonl } from '../src/util/jsonl.ts';
 
 let dir: string;
@@ -103,5 +105,43 @@ describe('memsteer compare --exclude-dev', () => {
     await expect(
       runCompareCommand({ history: devOnly, supervision, out: join(dir, 'cmp2'), offline: true, excludeDev: true }, captureIO()),
     ).rejects.toMatchObject({ code: 'E_NO_HISTORIES' });
+  });
+});
+
+describe('memsteer compare --rng-seeds', () => {
+  it('runs one comparison per seed and pools them over seeds and questions', async () => {
+    const io = captureIO();
+    const out = join(dir, 'seeds');
+    const args = ['--history', source, '--supervision', supervision, '--out', out, '--iterations', '1', '--offline', '--jobs', '1'];
+    expect(await main(['node', 'memsteer', 'compare', ...args, '--exclude-dev', '--rng-seeds', '1,2'], io)).toBe(0);
+    const pooled = CompareSeedsReportSchema.parse(JSON.parse(readFileSync(join(out, 'compare-seeds.json'), 'utf8')));
+    expect(pooled.rngSeeds).toEqual([1, 2]);
+    expect(pooled.runs.map((r) => [r.rngSeed, r.dir])).toEqual([
+      [1, join(out, 'seed-1')],
+      [2, join(out, 'seed-2')],
+    ]);
+    for (const seed of [1, 2]) {
+      const one = CompareReportSchema.parse(JSON.parse(readFileSync(join(out, `seed-${seed}`, 'compare.json'), 'utf8')));
+      expect(one.rngSeed).toBe(seed);
+      // The questions the paired difference was computed over (those with evidence, the objective's).
+      expect(Object.keys(one.perQuestion!.code!)).toHaveLength(one.differences[0]!.n);
+      expect(one.differences[0]!.n).toBe(4);
+    }
+    const d = pooled.pooled[0]!;
+    expect([d.a, d.b, d.runs, d.n]).toEqual(['code', 'config', 2, 4]);
+    // Each run's mean over the pooled questions is that seed's own paired difference.
+    pooled.runs.forEach((r, i) => expect(d.runMeans[i]).toBeCloseTo(r.differences[0]!.mean, 12));
+    expect(io.stdout).toMatch(/code − config pooled over 2 RNG seeds on official QA \(test\), 4 questions: mean [+-]\d/);
+    expect(io.stdout).toContain('held-out histories only (--exclude-dev): conv-1');
+  }, 300_000);
+
+  it('refuses --rng-seed with --rng-seeds, and a single seed', async () => {
+    const base = ['node', 'memsteer', 'compare', '--history', source, '--supervision', supervision, '--offline'];
+    const both = captureIO();
+    expect(await main([...base, '--out', join(dir, 's2'), '--rng-seed', '3', '--rng-seeds', '1,2'], both)).not.toBe(0);
+    expect(both.stderr).toMatch(/--rng-seed and --rng-seeds/);
+    const one = captureIO();
+    expect(await main([...base, '--out', join(dir, 's3'), '--rng-seeds', '4'], one)).not.toBe(0);
+    expect(one.stderr).toMatch(/--rng-seeds/);
   });
 });

@@ -155,6 +155,12 @@ export const CompareReportSchema = z.object({
   arms: z.array(ArmReportSchema),
   /** code − config always; code − control and config − control with the control arm. */
   differences: z.array(DifferenceSchema),
+  /**
+   * Each arm's best design's fitness per question of the compared split, keyed as the evaluator keys questions: what
+   * the differences were computed from, kept so runs with other RNG seeds can be pooled (compare-seeds.ts). Absent
+   * from reports written before it was kept.
+   */
+  perQuestion: z.partialRecord(ArmName, z.record(z.string(), z.number())).optional(),
   ms: z.number(),
 });
 export type CompareReport = z.infer<typeof CompareReportSchema>;
@@ -318,6 +324,7 @@ async function compareArms(options: CompareOptions, hooks: CompareHooks): Promis
       sameDesignAs: arms.slice(0, i).find((a) => bestHash.get(a) === bestHash.get(arm)) ?? null,
     })),
     differences,
+    perQuestion: Object.fromEntries(perQuestion),
     ms: performance.now() - started,
   });
   writeFileAtomic(join(out, 'compare.json'), `${JSON.stringify(report, null, 2)}\n`);

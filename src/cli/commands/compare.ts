@@ -16,6 +16,7 @@ import {
   type CompareScores,
 } from '../../optimize/compare.ts';
 import type { SearchEvent } from '../../optimize/search-loop.ts';
+import { runCompareSeeds, seedDir, type CompareSeedsReport, type PooledDifference } from '../../optimize/compare-seeds.ts';
 import { checkPaths, tablePathChecks } from '../check-paths.ts';
 import * as common from '../common-options.ts';
 import { loadCommandHistories } from '../history-warnings.ts';
@@ -63,6 +64,13 @@ export const COMPARE_OPTIONS = optionTable({
   offline: common.offline,
   objective: common.objective,
   rngSeed: { ...common.rngSeed, description: 'seed of every random choice (the same for every arm)' },
+  rngSeeds: {
+    flags: '--rng-seeds <list>',
+    description:
+      'run the comparison once per RNG seed (comma-separated, e.g. 1,2,3; each in <out>/seed-<n>) and pool the runs: ' +
+      "the interval then covers the search's luck as well as the questions",
+    schema: z.array(z.number().int()).min(2).optional(),
+  },
   contextBudget: common.contextBudget,
   testCategories: common.testCategories,
   limit: common.limit,
@@ -188,15 +196,48 @@ export function renderDifferences(report: CompareReport): string {
     .join('\n');
 }
 
-export async function runCompareCommand(input: OptionsInput<typeof COMPARE_OPTIONS>, io: CliIO): Promise<CompareReport> {
+/** Each seed's run (best designs, official scores, its own interval) and the pooled difference. */
+export function renderSeedRuns(report: CompareSeedsReport): string {
+  const t = new Table({
+    head: ['RNG seed', 'code best', 'config best', 'same design', 'code R@10', 'config R@10', 'code − config', 'CI (questions)'],
+    style: { head: [], border: [], compact: true },
+  });
+  for (const r of report.runs) {
+    const arm = (name: string) => r.arms.find((a) => a.arm === name);
+    const [code, config] = [arm('code'), arm('config')];
+    const d = r.differences.find((x) => x.a === 'code' && x.b === 'config');
+    t.push([
+      String(r.rngSeed),
+      code?.best.id ?? '–',
+      config?.best.id ?? '–',
+      config?.sameDesignAs ? 'yes' : 'no',
+      pct(code?.best.test?.recallAt10 ?? code?.best.val.recallAt10),
+      pct(config?.best.test?.recallAt10 ?? config?.best.val.recallAt10),
+      d ? `${signed(d.mean)} pts` : '–',
+      d ? `[${signed(d.lower)}, ${signed(d.upper)}]` : '–',
+    ]);
+  }
+  return `${t.toString()}\n${report.pooled.map(pooledLine).join('\n')}`;
+}
+
+const pooledLine = (d: PooledDifference) =>
+  `${d.a} − ${d.b} pooled over ${d.runs} RNG seeds on ${d.split === 'test' ? 'official QA (test)' : 'validation'}, ${d.n} questions: ` +
+  `mean ${signed(d.mean)} pts, ${Math.round(d.level * 100)}% CI [${signed(d.lower)}, ${signed(d.upper)}] ` +
+  `(bootstrap over seeds and questions, ${d.resamples} resamples); ${d.a} better in ${(d.pBetter * 100).toFixed(1)}% of resamples` +
+  `${d.lower > 0 || d.upper < 0 ? '' : ' — the interval includes 0'}`;
+
+/** What both forms of the command share: options checked, histories loaded, progress hooks on the terminal. */
+async function prepare(input: OptionsInput<typeof COMPARE_OPTIONS>, io: CliIO) {
   const f = parseOptions(COMPARE_OPTIONS, input);
   const out = resolve(f.out ?? `archive/compare-${new Date().toISOString().replace(/[:.]/g, '-')}`);
   const options = compareOptionsFromFlags(f, out);
   checkPaths([...tablePathChecks(COMPARE_OPTIONS, f), { flag: '--out', value: out, role: 'out-dir' }]);
-  for (const arm of ArmName.options) {
-    const dir = join(out, arm);
-    if (existsSync(join(dir, 'manifest.json')))
-      throw new InputError('E_ARCHIVE_EXISTS', `--out ${out}: ${dir} already holds a run; choose another --out`, { file: dir });
+  for (const base of f.rngSeeds ? f.rngSeeds.map((s) => seedDir(out, s)) : [out]) {
+    for (const arm of ArmName.options) {
+      const dir = join(base, arm);
+      if (existsSync(join(dir, 'manifest.json')))
+        throw new InputError('E_ARCHIVE_EXISTS', `--out ${out}: ${dir} already holds a run; choose another --out`, { file: dir });
+    }
   }
   // Loaded here so their warnings come before any work; runCompare reuses them.
   const loaded = await loadCommandHistories(f.history, io, { strict: f.strict, questions: f.supervision });
@@ -222,7 +263,30 @@ export async function runCompareCommand(input: OptionsInput<typeof COMPARE_OPTIO
     const line = quiet ? null : queueLine(s);
     if (line) io.err(`${arm} ${line}\n`);
   };
-  const report = await runCompare(options, { onArm, onEvent, onQueueStatus, histories });
+  return { f, out, options, hooks: { onArm, onEvent, onQueueStatus, histories } };
+}
+
+/** `memsteer compare --rng-seeds 1,2,3`: one comparison per seed, then the pooled difference. */
+export async function runCompareSeedsCommand(input: OptionsInput<typeof COMPARE_OPTIONS>, io: CliIO): Promise<CompareSeedsReport> {
+  const { f, out, options, hooks } = await prepare(input, io);
+  if (!f.rngSeeds) throw new InputError('E_BAD_OPTION', '--rng-seeds is required here: give two or more seeds, e.g. 1,2,3');
+  const onSeed = (rngSeed: number, phase: 'start' | 'done') => {
+    if (!f.json && phase === 'start') io.err(`══ RNG seed ${rngSeed} ══\n`);
+  };
+  const { rngSeed: _one, ...rest } = options;
+  const report = await runCompareSeeds(rest, f.rngSeeds, { ...hooks, onSeed });
+  if (f.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
+  else {
+    if (f.excludeDev) io.out(`held-out histories only (--exclude-dev): ${report.runs[0]!.histories.join(', ')}\n`);
+    io.out(`${renderSeedRuns(report)}\ntotal ${(report.ms / 1000).toFixed(0)} s; report ${resolve(out, 'compare-seeds.json')}\n`);
+  }
+  return report;
+}
+
+export async function runCompareCommand(input: OptionsInput<typeof COMPARE_OPTIONS>, io: CliIO): Promise<CompareReport> {
+  const { f, out, options, hooks } = await prepare(input, io);
+  if (f.rngSeeds) throw new InputError('E_BAD_OPTION', '--rng-seeds runs several comparisons: use runCompareSeedsCommand');
+  const report = await runCompare(options, hooks);
   if (f.json) {
     io.out(`${JSON.stringify(report, null, 2)}\n`);
     return report;
@@ -253,6 +317,10 @@ export function register(program: Command, io: CliIO): void {
         'trajectories, final scores and the paired bootstrap CI of the difference',
     );
   addOptions(command, COMPARE_OPTIONS).action(async (raw: Record<string, unknown>) => {
-    await runCompareCommand(raw, io);
+    if (raw.rngSeeds !== undefined) {
+      if (command.getOptionValueSource('rngSeed') === 'cli')
+        throw new InputError('E_BAD_OPTION', '--rng-seed and --rng-seeds: give one (--rng-seeds runs every seed it lists)');
+      await runCompareSeedsCommand(raw, io);
+    } else await runCompareCommand(raw, io);
   });
 }

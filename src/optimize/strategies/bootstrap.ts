@@ -47,9 +47,63 @@ export function pairedBootstrap(
     means[r] = s / n;
     better += means[r]! > 1e-12 ? 1 : Math.abs(means[r]!) <= 1e-12 ? 0.5 : 0;
   }
+  return { mean: sum / n, ...percentileInterval(means, level), level, n, resamples, pBetter: better / resamples };
+}
+
+/** Result of a bootstrap over search runs (RNG seeds) and questions. */
+export interface SeedBootstrapResult extends PairedBootstrapResult {
+  /** Runs (RNG seeds) pooled. */
+  runs: number;
+  /** Each run's own mean difference, in the order given. */
+  runMeans: number[];
+}
+
+/**
+ * Two-level bootstrap of the mean paired difference over several search runs: `rows[s][q]` is run s's difference on
+ * question q (every row over the same questions, in the same order). Each resample draws runs with replacement and,
+ * independently, questions with replacement, and takes the mean over both. The interval so widens with how much the
+ * runs disagree (a search's luck), not only with which questions were asked; with one run it reduces to the paired bootstrap.
+ */
+export function seedBootstrap(
+  rows: ReadonlyArray<readonly number[]>,
+  options: { rng: Rng; resamples?: number; level?: number },
+): SeedBootstrapResult {
+  const k = rows.length;
+  if (k === 0) throw new RangeError('seedBootstrap: no runs');
+  const n = rows[0]!.length;
+  if (rows.some((r) => r.length !== n)) throw new RangeError('seedBootstrap: every run must score the same questions');
+  const resamples = options.resamples ?? 1000;
+  if (!Number.isInteger(resamples) || resamples < 1)
+    throw new RangeError(`seedBootstrap: resamples must be a positive integer, got ${resamples}`);
+  const level = options.level ?? 0.95;
+  if (!(level > 0 && level < 1)) throw new RangeError(`seedBootstrap: level must be in (0, 1), got ${level}`);
+  const runMeans = rows.map((r) => (n ? r.reduce((a, b) => a + b, 0) / n : 0));
+  const mean = runMeans.reduce((a, b) => a + b, 0) / k;
+  if (n === 0) return { mean: 0, lower: 0, upper: 0, level, n, resamples, pBetter: 0.5, runs: k, runMeans };
+  const counts = new Uint32Array(n);
+  const means = new Float64Array(resamples);
+  let better = 0;
+  for (let r = 0; r < resamples; r++) {
+    counts.fill(0);
+    for (let i = 0; i < n; i++) counts[options.rng.int(n)]!++;
+    let s = 0;
+    for (let j = 0; j < k; j++) {
+      const row = rows[options.rng.int(k)]!;
+      let t = 0;
+      for (let i = 0; i < n; i++) if (counts[i]) t += counts[i]! * row[i]!;
+      s += t / n;
+    }
+    means[r] = s / k;
+    better += means[r]! > 1e-12 ? 1 : Math.abs(means[r]!) <= 1e-12 ? 0.5 : 0;
+  }
+  return { mean, ...percentileInterval(means, level), level, n, resamples, pBetter: better / resamples, runs: k, runMeans };
+}
+
+/** The percentile interval at `level` of resampled means (sorted in place). */
+function percentileInterval(means: Float64Array, level: number): { lower: number; upper: number } {
   means.sort();
   const alpha = (1 - level) / 2;
-  const lo = Math.max(0, Math.floor(alpha * resamples + 1e-9));
-  const hi = Math.min(resamples - 1, Math.ceil((1 - alpha) * resamples - 1e-9) - 1);
-  return { mean: sum / n, lower: means[lo]!, upper: means[Math.max(lo, hi)]!, level, n, resamples, pBetter: better / resamples };
+  const lo = Math.max(0, Math.floor(alpha * means.length + 1e-9));
+  const hi = Math.min(means.length - 1, Math.ceil((1 - alpha) * means.length - 1e-9) - 1);
+  return { lower: means[lo]!, upper: means[Math.max(lo, hi)]! };
 }
