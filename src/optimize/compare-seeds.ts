@@ -9,25 +9,20 @@ import { z } from 'zod';
 import { MemsteerError } from '../errors.ts';
 import { writeFileAtomic } from '../util/atomic-write.ts';
 import { createRng, deriveSeed } from '../util/rng.ts';
-import { ArmName, CompareReportSchema, runCompare, type CompareHooks, type CompareOptionsInput, type CompareReport } from './compare.ts';
+import {
+  CompareReportSchema,
+  DifferenceSchema,
+  runCompare,
+  type CompareHooks,
+  type CompareOptionsInput,
+  type CompareReport,
+} from './compare.ts';
 import { seedBootstrap } from './strategies/bootstrap.ts';
 
 /** The pooled difference a − b over the runs of several RNG seeds. */
-export const PooledDifferenceSchema = z.object({
-  a: ArmName,
-  b: ArmName,
-  split: z.enum(['test', 'val']),
-  /** Questions scored in every run (the pooled rows). */
-  n: z.number().int(),
+export const PooledDifferenceSchema = DifferenceSchema.extend({
+  /** Runs (RNG seeds) pooled; `n` counts the questions every run scored, `mean` is over runs and questions. */
   runs: z.number().int().positive(),
-  /** Mean over runs and questions. */
-  mean: z.number(),
-  lower: z.number(),
-  upper: z.number(),
-  level: z.number(),
-  resamples: z.number().int(),
-  /** Share of resamples in which a beats b (ties half). */
-  pBetter: z.number(),
   /** Each run's mean difference, in seed order. */
   runMeans: z.array(z.number()),
 });
