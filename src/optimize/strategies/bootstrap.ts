@@ -26,11 +26,7 @@ export function pairedBootstrap(
   options: { rng: Rng; resamples?: number; level?: number },
 ): PairedBootstrapResult {
   if (a.length !== b.length) throw new RangeError(`pairedBootstrap: ${a.length} vs ${b.length} scores; pass paired arrays`);
-  const resamples = options.resamples ?? 1000;
-  if (!Number.isInteger(resamples) || resamples < 1)
-    throw new RangeError(`pairedBootstrap: resamples must be a positive integer, got ${resamples}`);
-  const level = options.level ?? 0.95;
-  if (!(level > 0 && level < 1)) throw new RangeError(`pairedBootstrap: level must be in (0, 1), got ${level}`);
+  const { resamples, level } = settings('pairedBootstrap', options);
   const n = a.length;
   if (n === 0) return { mean: 0, lower: 0, upper: 0, level, n, resamples, pBetter: 0.5 };
   const d = new Float64Array(n);
@@ -45,7 +41,7 @@ export function pairedBootstrap(
     let s = 0;
     for (let i = 0; i < n; i++) s += d[options.rng.int(n)]!;
     means[r] = s / n;
-    better += means[r]! > 1e-12 ? 1 : Math.abs(means[r]!) <= 1e-12 ? 0.5 : 0;
+    better += win(means[r]!);
   }
   return { mean: sum / n, ...percentileInterval(means, level), level, n, resamples, pBetter: better / resamples };
 }
@@ -72,29 +68,27 @@ export function seedBootstrap(
   if (k === 0) throw new RangeError('seedBootstrap: no runs');
   const n = rows[0]!.length;
   if (rows.some((r) => r.length !== n)) throw new RangeError('seedBootstrap: every run must score the same questions');
-  const resamples = options.resamples ?? 1000;
-  if (!Number.isInteger(resamples) || resamples < 1)
-    throw new RangeError(`seedBootstrap: resamples must be a positive integer, got ${resamples}`);
-  const level = options.level ?? 0.95;
-  if (!(level > 0 && level < 1)) throw new RangeError(`seedBootstrap: level must be in (0, 1), got ${level}`);
+  const { resamples, level } = settings('seedBootstrap', options);
   const runMeans = rows.map((r) => (n ? r.reduce((a, b) => a + b, 0) / n : 0));
   const mean = runMeans.reduce((a, b) => a + b, 0) / k;
   if (n === 0) return { mean: 0, lower: 0, upper: 0, level, n, resamples, pBetter: 0.5, runs: k, runMeans };
   const counts = new Uint32Array(n);
+  const perRun = new Float64Array(k);
   const means = new Float64Array(resamples);
   let better = 0;
   for (let r = 0; r < resamples; r++) {
     counts.fill(0);
     for (let i = 0; i < n; i++) counts[options.rng.int(n)]!++;
-    let s = 0;
+    // Each run's mean over this question draw once, then the run draw picks among them.
     for (let j = 0; j < k; j++) {
-      const row = rows[options.rng.int(k)]!;
       let t = 0;
-      for (let i = 0; i < n; i++) if (counts[i]) t += counts[i]! * row[i]!;
-      s += t / n;
+      for (let i = 0; i < n; i++) if (counts[i]) t += counts[i]! * rows[j]![i]!;
+      perRun[j] = t / n;
     }
+    let s = 0;
+    for (let j = 0; j < k; j++) s += perRun[options.rng.int(k)]!;
     means[r] = s / k;
-    better += means[r]! > 1e-12 ? 1 : Math.abs(means[r]!) <= 1e-12 ? 0.5 : 0;
+    better += win(means[r]!);
   }
   return { mean, ...percentileInterval(means, level), level, n, resamples, pBetter: better / resamples, runs: k, runMeans };
 }
@@ -106,4 +100,18 @@ function percentileInterval(means: Float64Array, level: number): { lower: number
   const lo = Math.max(0, Math.floor(alpha * means.length + 1e-9));
   const hi = Math.min(means.length - 1, Math.ceil((1 - alpha) * means.length - 1e-9) - 1);
   return { lower: means[lo]!, upper: means[Math.max(lo, hi)]! };
+}
+
+/** Resamples and level, defaulted and checked; errors name the caller. */
+function settings(fn: string, options: { resamples?: number; level?: number }): { resamples: number; level: number } {
+  const resamples = options.resamples ?? 1000;
+  if (!Number.isInteger(resamples) || resamples < 1) throw new RangeError(`${fn}: resamples must be a positive integer, got ${resamples}`);
+  const level = options.level ?? 0.95;
+  if (!(level > 0 && level < 1)) throw new RangeError(`${fn}: level must be in (0, 1), got ${level}`);
+  return { resamples, level };
+}
+
+/** A resample's vote for "a beats b": above zero 1, a tie ½, below 0. */
+function win(mean: number): number {
+  return mean > 1e-12 ? 1 : Math.abs(mean) <= 1e-12 ? 0.5 : 0;
 }
