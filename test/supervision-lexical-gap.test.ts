@@ -91,6 +91,25 @@ describe('rephraseQuestion', () => {
     expect(v).toEqual({ question: 'What did Tom buy?', changes: [{ from: 'purchase', to: 'buy', how: 'synonym' }] });
   });
 
+  it('keeps the verb of a phrasal verb: "pick up" does not become "select up", nor "setting up" "scene up"', async () => {
+    for (let seed = 1; seed <= 5; seed++) {
+      const pick = await rephraseQuestion(
+        'When did Melanie pick up the cake?',
+        '9 June 2023',
+        ['Melanie: I pick up the cake after work.'],
+        ctxFor(seed),
+      );
+      expect(pick?.question ?? '').toMatch(/ pick up /);
+      const set = await rephraseQuestion(
+        'Which phones did Caroline start setting up?',
+        'demo phones',
+        ['I started setting up the demo phones.'],
+        ctxFor(seed),
+      );
+      expect(set?.question ?? '').not.toMatch(/scene|background/);
+    }
+  });
+
   it('returns nothing when no word can move away from the evidence', async () => {
     expect(await rephraseQuestion('When did Caroline talk about it?', '9 June 2023', ['It was fun.'], ctxFor(1))).toBeUndefined();
   });

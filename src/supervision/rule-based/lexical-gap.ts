@@ -14,7 +14,7 @@ import type { Rng } from '../rng.ts';
 import { createWordNetLexicon, type Lexicon, type LexPos, type Sense } from './wordnet.ts';
 
 /** Version of the rephrasing rules, recorded with the runs that used them. */
-export const LEXICAL_GAP = 'lexical-gap@1';
+export const LEXICAL_GAP = 'lexical-gap@2';
 
 /**
  * The share of generated items whose question shares no content word with its evidence, by kind of history (see
@@ -101,6 +101,9 @@ const FRAME = new Set(
   ).split(' '),
 );
 const BASE_VERB_BEFORE = new Set(['did', 'does', 'do', 'to', 'will', 'can', 'would']);
+// The particle of a phrasal verb: "pick up" is not "select up", "setting up" not "scene up". The verb before it keeps
+// its word, since WordNet's senses of the bare verb (or of its -ing form as a noun) are not the phrase's.
+const PARTICLE = new Set(['up', 'down', 'out', 'off', 'back', 'away', 'over', 'around', 'through', 'together', 'apart']);
 const ORDER: readonly LexPos[] = ['noun', 'adjective', 'verb'];
 
 function replaceable(lower: string, word: string, at: number, keep: ReadonlySet<string>, evidence: ReadonlySet<string>): boolean {
@@ -159,10 +162,11 @@ export async function rephraseQuestion(
     } else if (replaceable(lower, word, at, ctx.keep, evidence) && ![...contentStems(lower)].some((x) => answerStems.has(x))) {
       // A word right before another word is a modifier ("sand castle"): only an adjective sense may stand in for it.
       const next = /^ ([\p{Ll}][\p{L}'’-]*)/u.exec(question.slice(at + word.length))?.[1];
+      const phrasal = next !== undefined && PARTICLE.has(next);
       const modifier = next !== undefined && contentStems(next).size > 0;
       // A base-form verb slot: right after "did" or "to", or after "did <name>"; only there is a verb replaced.
       const verbSlot = BASE_VERB_BEFORE.has(previous) || (previousName && BASE_VERB_BEFORE.has(before));
-      const order: readonly LexPos[] = modifier ? ['adjective'] : verbSlot ? ['verb'] : ['noun', 'adjective'];
+      const order: readonly LexPos[] = phrasal ? [] : modifier ? ['adjective'] : verbSlot ? ['verb'] : ['noun', 'adjective'];
       for (const pos of order) {
         const sense = (await ctx.lexicon.senses(lower, pos))[0];
         if (!sense) continue;
