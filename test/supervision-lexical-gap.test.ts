@@ -110,6 +110,18 @@ describe('rephraseQuestion', () => {
     }
   });
 
+  it('keeps the roles the templates name: "the assistant" does not become "the adjunct"', async () => {
+    for (let seed = 1; seed <= 5; seed++) {
+      const q = await rephraseQuestion(
+        'On which day did the assistant talk about the omelet?',
+        '11 May 2024',
+        ['User: Any breakfast ideas?\nAssistant: An omelet with spinach is quick and filling.'],
+        ctxFor(seed),
+      );
+      expect(q?.question ?? '').toMatch(/ the assistant /);
+    }
+  });
+
   it('returns nothing when no word can move away from the evidence', async () => {
     expect(await rephraseQuestion('When did Caroline talk about it?', '9 June 2023', ['It was fun.'], ctxFor(1))).toBeUndefined();
   });

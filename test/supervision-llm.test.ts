@@ -113,7 +113,7 @@ describe('LLM generation pipeline against a scripted OpenAI-compatible server', 
       questioner: 'questioner@2',
       auditor: 'auditor@1',
       reader: 'reader@1',
-      'lexical-gap': `lexical-gap@2 share ${LLM_GAP_SHARE}`,
+      'lexical-gap': `lexical-gap@3 share ${LLM_GAP_SHARE}`,
     });
     // The questioner is asked to avoid the evidence's words exactly for the bundles the seeded draw picks.
     const questionerPrompt = JSON.stringify(server.chatRequests()[1]!.body.messages);

@@ -14,7 +14,7 @@ import type { Rng } from '../rng.ts';
 import { createWordNetLexicon, type Lexicon, type LexPos, type Sense } from './wordnet.ts';
 
 /** Version of the rephrasing rules, recorded with the runs that used them. */
-export const LEXICAL_GAP = 'lexical-gap@2';
+export const LEXICAL_GAP = 'lexical-gap@3';
 
 /**
  * The share of generated items whose question shares no content word with its evidence, by kind of history (see
@@ -91,11 +91,13 @@ export interface RephraseContext {
 }
 
 const WORD = /[\p{L}][\p{L}'’-]*/gu;
-// The templates' own phrasing ("talk about", "come up", "how many times") and words that stand for no particular
-// thing ("ones", "stuff"): not what the question is about, and their WordNet senses are rarely the one meant.
+// The templates' own phrasing ("talk about", "come up", "how many times"), the roles they name ("the assistant" is
+// not "the adjunct") and words that stand for no particular thing ("ones", "stuff"): not what the question is about,
+// and their WordNet senses are rarely the one meant.
 const FRAME = new Set(
   (
     'talk talked talking mention mentioned mentioning bring brought come came passed day days time times many much ' +
+    'user assistant ' +
     'conversation conversations session sessions say said tell told share shared reply replied ask asked right ' +
     'one ones thing things stuff lot lots bit kind kinds way ways something anything everything'
   ).split(' '),
