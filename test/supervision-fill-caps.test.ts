@@ -21,8 +21,8 @@ describe('fill caps', () => {
     expect(fillCap('when')).toEqual(fillCap('who-said'));
     expect(fillCap('days-between').group).toBe('mention');
     expect(fillCap('before').group).toBe('yes-no');
-    expect(fillCap('days-after')).toEqual({ group: 'duration', share: 0.06 });
-    expect(fillCap('event-when')).toEqual({ group: 'event-when', share: FILL_TEMPLATE_SHARE });
+    expect(fillCap('days-after')).toEqual({ group: 'duration', share: 0.06, always: true });
+    expect(fillCap('event-when')).toEqual({ group: 'event-when', share: FILL_TEMPLATE_SHARE, always: false });
   });
 
   // conv-26 is a development history: 19 sessions, far fewer varied questions than 400.
@@ -33,16 +33,18 @@ describe('fill caps', () => {
       const n = 400;
       const { items, summary } = await generateSupervision(history, { mode: 'offline', n });
       expect(summary.rejections['cap:fill-template']).toBeGreaterThan(0);
+      // The grouped templates are held to their share from the first item, not only once the type caps lift.
+      expect(summary.rejections['cap:template-group']).toBeGreaterThan(0);
       expect(items.length).toBeLessThan(n);
-      expect(items.length).toBeGreaterThanOrEqual(300);
-      const byGroup = new Map<string, number>();
+      expect(items.length).toBeGreaterThanOrEqual(250);
+      const byGroup = new Map<string, { count: number; share: number }>();
       for (const it of items) {
-        const g = fillCap(String(it.checks!.template)).group;
-        byGroup.set(g, (byGroup.get(g) ?? 0) + 1);
+        const cap = fillCap(String(it.checks!.template));
+        byGroup.set(cap.group, { count: (byGroup.get(cap.group)?.count ?? 0) + 1, share: cap.share });
       }
-      // Uncapped, the mention templates were 161 of the 400 items (40%).
-      expect(byGroup.get('mention')! / items.length).toBeLessThan(0.35);
-      for (const [g, c] of byGroup) expect(c, g).toBeLessThanOrEqual(Math.ceil(n * 0.35));
+      // Uncapped, the mention templates were 161 of the 400 items (40%); capped only in the fill, 27%.
+      for (const [g, { count, share }] of byGroup) expect(count, g).toBeLessThanOrEqual(Math.ceil(n * share));
+      expect(byGroup.get('mention')!.count).toBeLessThanOrEqual(Math.ceil(n * 0.1));
       // Between two people, durations are asked between two things someone did, never between two remarks.
       expect(items.filter((it) => /^How many days passed between/.test(it.question))).toEqual([]);
       expect(items.filter((it) => it.checks!.template === 'days-after').length).toBeGreaterThan(10);

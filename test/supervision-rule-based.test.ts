@@ -5,6 +5,7 @@ import { createRng } from '../src/supervision/rng.ts';
 import { createRuleContext } from '../src/supervision/rule-based/generator.ts';
 import { pickGist, scopedMatches } from '../src/supervision/rule-based/gist.ts';
 import { nounPhrases, nounUsage } from '../src/supervision/rule-based/phrases.ts';
+import { nounKinds } from '../src/supervision/rule-based/kinds.ts';
 import { linkedWhichQuestion, whenQuestion, whichQuestion, contentSentences } from '../src/supervision/rule-based/templates.ts';
 import { createOfflineBlindReader } from '../src/supervision/offline-reader.ts';
 import { checkQuestion } from '../src/supervision/question-checks.ts';
@@ -76,5 +77,15 @@ describe('linked multi-hop', () => {
     const reading = await createOfflineBlindReader().read({ question: cand!.question, answerType: 'text', records });
     expect(reading.answer).toBe('jazz festival');
     expect(reading.citations).toEqual(expect.arrayContaining(['D2:1', 'D2:2']));
+  });
+});
+
+describe('which-N kinds', () => {
+  it('asks for a noun: a word the history uses as a noun is no kind where this sentence uses it as a verb or adverb', () => {
+    // Every word counts as a head noun history-wide, so only the sentence's own parts of speech can tell.
+    const heads = (text: string): string[] => [...nounKinds(text, () => 'head').values()].flat().map((k) => k.answer);
+    expect(heads('I finally joined a pottery class last week.')).toEqual(['pottery class']);
+    expect(heads('These mechanisms echo the emphasis on negotiation.')).not.toContain('mechanisms echo');
+    expect(heads('Sometimes the discomfort softens after a while.')).not.toContain('discomfort softens');
   });
 });

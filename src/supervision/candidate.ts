@@ -27,10 +27,11 @@ export interface BundleProcessor {
    */
   readonly gapTarget?: number;
   /**
-   * Once the type caps lift (the open types stopped yielding), the group a template's items count against and that
-   * group's largest share of the target; without it (or for items without a template) the fill is uncapped.
+   * The group a template's items count against and that group's largest share of the target, held from the first
+   * item when `always`, else once the type caps lift (the open types stopped yielding); without it (or for items
+   * without a template) templates are uncapped.
    */
-  fillCap?(template: string): { group: string; share: number };
+  fillCap?(template: string): { group: string; share: number; always: boolean };
   /**
    * Items from `bundle`, trying types in the order given (most wanted first). Counts every stage and rejection
    * into `stats`. May throw BudgetExceededError, which ends the run cleanly.

@@ -243,8 +243,8 @@ export async function generateSupervision(history: History, options: GenerateOpt
         if (!types.includes(t) || !open(t)) continue;
         const template = item.checks?.template;
         const cap = typeof template === 'string' ? processor.fillCap?.(template) : undefined;
-        if (filling && cap && (groupCounts.get(cap.group) ?? 0) >= Math.ceil(n * cap.share)) {
-          reject(stats, 'cap:fill-template');
+        if (cap && (filling || cap.always) && (groupCounts.get(cap.group) ?? 0) >= Math.ceil(n * cap.share)) {
+          reject(stats, filling ? 'cap:fill-template' : 'cap:template-group');
           continue;
         }
         stats.stages.dedupe.in++;

@@ -27,6 +27,9 @@ export function nounKinds(text: string, usage: NounUsage, from = 0, to = Number.
       if (ps.some((q) => q.end === p.end && q.start < p.start)) continue;
       const head = p.words[p.words.length - 1]!;
       if (usage(head.word.toLowerCase()) !== 'head' || /^[A-Z]/.test(head.word)) continue;
+      // The history's noun usage is word-wide; here the word must be a noun in this sentence. "These mechanisms echo
+      // the plan" and "the principles behind it" otherwise ask "Which echo…?" and "What behind…?".
+      if (posAt(s.text, head.start - s.start) !== 'NOUN') continue;
       // "wide range", "favorite part", "first step": an adjective's phrase is a way of speaking, not a thing the
       // person has or did ("pottery class", "adoption agency" are).
       const modifier = p.words[p.words.length - 2]!;
