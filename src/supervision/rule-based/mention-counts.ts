@@ -48,7 +48,8 @@ export function sessionCount(ctx: RuleContext): number {
  * the same people and things month after month, so what one asks of it needs several records (RHELM's development
  * personas: 53 and 65 conversations, official questions citing 2.6 records on average, 38% three or more), while
  * a short one (LoCoMo's development conversations: 19 sessions each, 1.3 records, 5% three or more) is asked mostly
- * single-record questions. Calibrated on the development histories only.
+ * single-record questions. Calibrated on the development histories only. How many a set keeps is bounded by the
+ * mention group's cap (fill-caps.ts).
  */
 export function multiEvidenceShare(ctx: RuleContext): number {
   const n = sessionCount(ctx);
