@@ -196,8 +196,10 @@ describe('memsteer bench transfer', () => {
         'transfer',
         '--iterations',
         '1',
+        // The source run must beat its seed for the continued run to start from it: on 15 generated items (6 in
+        // validation) its one proposal no longer did at rule-based@11.
         '--per-history',
-        '15',
+        '30',
         '--transfer-sources',
         '1',
         '--out',
@@ -226,7 +228,7 @@ describe('memsteer bench transfer', () => {
     expect(continued!.test.n).toBe(base!.test.n);
     expect(frozen!.design.run).toMatch(/rhelm-transfer-source/);
     expect(continued!.design.run).toMatch(/rhelm-transfer-continue-Persona_B/);
-    expect(continued!.supervision.train + continued!.supervision.val).toBe(15);
+    expect(continued!.supervision.train + continued!.supervision.val).toBe(30);
     // The continued run's artefact names its seed: the source run's best design.
     const artefacts = ArtefactIndexSchema.parse(JSON.parse(readFileSync(join(out, 'artefacts', 'index.json'), 'utf8')));
     const cont = artefacts.runs.find((r) => `work/runs/${r.run}` === continued!.design.run)!;
