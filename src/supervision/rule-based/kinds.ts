@@ -33,7 +33,8 @@ export function nounKinds(text: string, usage: NounUsage, from = 0, to = Number.
       // "wide range", "favorite part", "first step": an adjective's phrase is a way of speaking, not a thing the
       // person has or did ("pottery class", "adoption agency" are).
       const modifier = p.words[p.words.length - 2]!;
-      if (posAt(s.text, modifier.start - s.start) !== 'NOUN' && posAt(s.text, modifier.start - s.start) !== 'PROPN') continue;
+      const modifierPos = posAt(s.text, modifier.start - s.start);
+      if (modifierPos !== 'NOUN' && modifierPos !== 'PROPN') continue;
       const answer = p.text.replace(/^the /, '');
       const list = out.get(head.stem) ?? [];
       if (!list.some((k) => k.answer.toLowerCase() === answer.toLowerCase())) list.push({ phrase: p, head, answer, sentence: s });
