@@ -40,16 +40,21 @@ describe('generate --report', () => {
     expect(report.all.seed).toMatchObject({ design: 'seeds/base-bm25.ts' });
     expect(report.all.seed!.officialScored).toBeGreaterThan(0);
     expect(report.all.seed!.generatedScored).toBe(items.filter((i) => i.split === 'val').length);
+    const { gap, gapInterval } = report.all.seed!;
+    expect(gapInterval!.lower).toBeLessThanOrEqual(gap!);
+    expect(gapInterval!.upper).toBeGreaterThanOrEqual(gap!);
     const summaries = z.array(GenerationSummarySchema).parse(JSON.parse(readFileSync(`${out}.summary.json`, 'utf8')));
     for (const s of summaries) expect(s.calibration).toEqual(report.byHistory.find((p) => p.histories[0] === s.history));
   }, 120_000);
 
   it('prints the report as a table, development and held-out histories apart', async () => {
     const out = join(dir, 'table.jsonl');
-    const r = await memsteer('generate', '--history', MINI, '--out', out, '--offline', '--report', '--n', '20');
+    const r = await memsteer('generate', '--history', MINI, '--out', out, '--offline', '--report', '--n', '20', '--val', '0.5');
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/calibration \(content words: stopword@3\.1\.5:eng\+nltk-core; seed: seeds\/base-bm25\.ts\)/);
     expect(r.stdout).toMatch(/held-out \(\d+\)\s*│ generated/);
     expect(r.stdout).toMatch(/│ difference │.*TVD \d\.\d\d/);
+    // The difficulty gap with its bootstrap interval.
+    expect(r.stdout).toMatch(/│ difference │.*-?\d+\.\d pts \[-?\d+\.\d, -?\d+\.\d\]/);
   }, 120_000);
 });

@@ -1,3 +1,5 @@
+import { meanDifferenceBootstrap } from '../src/optimize/strategies/bootstrap.ts';
+import { createRng } from '../src/util/rng.ts';
 import { describe, expect, it } from 'vitest';
 import type { QAItem } from '../src/history/record.ts';
 import {
@@ -121,5 +123,46 @@ describe('calibrate', () => {
     expect(r.dev!.seed!.generatedVal).toBe(1);
     expect(r.dev!.seed!.official).toBe(0.25);
     expect(r.heldout!.seed!.gap).toBeCloseTo(0.5 - 0.75);
+    // One scored item per set in each history: resampling within a history redraws the same score, so the
+    // interval is the point (pooling the histories first would have made it wide).
+    expect(r.dev!.seed!.gapInterval).toMatchObject({ lower: 0.75, upper: 0.75, level: 0.95 });
+    expect(r.all.seed!.gapInterval!.lower).toBeCloseTo(0.25);
+    expect(r.all.seed!.gapInterval!.upper).toBeCloseTo(0.25);
+  });
+
+  it('the gap interval narrows as more items are scored, and is the same on every run', () => {
+    const many = (n: number) => {
+      const gen = Array.from({ length: n }, (_, i) => item('conv-26', `g${i}`, 'When did the user adopt the puppy?', ['r1'], 'val'));
+      const off = Array.from({ length: n }, (_, i) => item('conv-26', `o${i}`, 'What pet does the user have?', ['r1']));
+      const scores = new Map<string, number>([
+        ...gen.map((g, i) => [seedKey(g), i % 2] as [string, number]),
+        ...off.map((o, i) => [seedKey(o), i % 4 === 0 ? 1 : 0] as [string, number]),
+      ]);
+      const one = [{ id: 'conv-26', recordText: text, generated: gen, official: off }];
+      return [
+        calibrate(one, split, { design: 'seed.ts', contextRecall: scores }),
+        calibrate(one, split, { design: 'seed.ts', contextRecall: scores }),
+      ] as const;
+    };
+    const [small, again] = many(20);
+    const [large] = many(400);
+    expect(small.all.seed!.gap).toBeCloseTo(0.25);
+    expect(again.all.seed!.gapInterval).toEqual(small.all.seed!.gapInterval);
+    const width = (r: typeof small) => r.all.seed!.gapInterval!.upper - r.all.seed!.gapInterval!.lower;
+    // Two Bernoulli means (p = 0.5 and 0.25): the 95% interval is about ±1.96·√(0.25/n + 0.1875/n).
+    expect(width(large)).toBeGreaterThan(0.08);
+    expect(width(large)).toBeLessThan(0.15);
+    expect(width(small)).toBeGreaterThan(2.5 * width(large));
+    expect(large.all.seed!.gapInterval!.lower).toBeLessThan(0.25);
+    expect(large.all.seed!.gapInterval!.upper).toBeGreaterThan(0.25);
+  });
+});
+
+describe('meanDifferenceBootstrap', () => {
+  it('skips empty strata, and refuses a sample with no scores at all', () => {
+    const rng = createRng(3);
+    const r = meanDifferenceBootstrap([[1, 1], []], [[0, 0, 0]], { rng, resamples: 50 });
+    expect(r).toMatchObject({ mean: 1, lower: 1, upper: 1, nA: 2, nB: 3, resamples: 50 });
+    expect(() => meanDifferenceBootstrap([[]], [[1]], { rng })).toThrow(/0 scores in a/);
   });
 });

@@ -6,8 +6,10 @@
 import { eng as ENGLISH_STOPWORDS } from 'stopword';
 import { z } from 'zod';
 import type { QAItem } from '../history/record.ts';
+import { meanDifferenceBootstrap } from '../optimize/strategies/bootstrap.ts';
 import { STOPWORDS } from '../text/stopwords.ts';
 import { stem, tokenize } from '../text/text.ts';
+import { createRng } from '../util/rng.ts';
 
 /** Question forms by first word; `yes-no` are the auxiliary openers of a polar question. */
 export const QUESTION_FORMS = ['what', 'when', 'how', 'who', 'where', 'which', 'why', 'yes-no', 'other'] as const;
@@ -84,6 +86,12 @@ export const SeedDifficultySchema = z.object({
   officialScored: Count,
   /** generatedVal − official: how much easier the generated questions are for the seed. */
   gap: z.number().nullable(),
+  /**
+   * Bootstrap interval of `gap` over which items were drawn (each history's validation items and official questions
+   * resampled apart). It does not cover a different generator seed, which moves a one-history gap about as much; a
+   * gap whose interval spans a target has not shown it is above or below.
+   */
+  gapInterval: z.object({ lower: z.number(), upper: z.number(), level: z.number().min(0).max(1), resamples: Count }).nullable(),
 });
 export type SeedDifficulty = z.infer<typeof SeedDifficultySchema>;
 
@@ -167,17 +175,21 @@ export function formDistance(a: SetStats['forms'], b: SetStats['forms']): number
   return Math.min(1, d / 2);
 }
 
-function meanOf(items: readonly QAItem[], scores: ReadonlyMap<string, number>): { mean: number | null; n: number } {
-  let sum = 0;
-  let n = 0;
+/** The seed's scores of the items it scored (items without evidence have none). */
+function scored(items: readonly QAItem[], scores: ReadonlyMap<string, number>): number[] {
+  const out: number[] = [];
   for (const it of items) {
     const s = scores.get(seedKey(it));
-    if (s === undefined) continue;
-    sum += s;
-    n++;
+    if (s !== undefined) out.push(s);
   }
-  return { mean: n ? sum / n : null, n };
+  return out;
 }
+
+function meanOf(xs: readonly number[]): { mean: number | null; n: number } {
+  return { mean: xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null, n: xs.length };
+}
+
+const GAP_RESAMPLES = 2000;
 
 function part(inputs: readonly CalibrationInput[], seed: SeedScores | undefined): CalibrationPart {
   const generated = pooledByHistory(inputs, (h) => h.generated);
@@ -185,11 +197,24 @@ function part(inputs: readonly CalibrationInput[], seed: SeedScores | undefined)
   const official = officialItems.length ? pooledByHistory(inputs, (h) => h.official) : null;
   let seedPart: SeedDifficulty | null = null;
   if (seed) {
-    const g = meanOf(
-      inputs.flatMap((h) => h.generated.filter((it) => it.split === 'val')),
-      seed.contextRecall,
+    const val = inputs.map((h) =>
+      scored(
+        h.generated.filter((it) => it.split === 'val'),
+        seed.contextRecall,
+      ),
     );
-    const o = meanOf(officialItems, seed.contextRecall);
+    const off = inputs.map((h) => scored(h.official, seed.contextRecall));
+    const g = meanOf(val.flat());
+    const o = meanOf(off.flat());
+    let gapInterval: SeedDifficulty['gapInterval'] = null;
+    if (g.n && o.n) {
+      // Seeded by the histories, so the same set gives the same report.
+      const b = meanDifferenceBootstrap(val, off, {
+        rng: createRng(`calibration-gap:${inputs.map((h) => h.id).join('\u0000')}`),
+        resamples: GAP_RESAMPLES,
+      });
+      gapInterval = { lower: b.lower, upper: b.upper, level: b.level, resamples: b.resamples };
+    }
     seedPart = {
       design: seed.design,
       generatedVal: g.mean,
@@ -197,6 +222,7 @@ function part(inputs: readonly CalibrationInput[], seed: SeedScores | undefined)
       official: o.mean,
       officialScored: o.n,
       gap: g.mean !== null && o.mean !== null ? g.mean - o.mean : null,
+      gapInterval,
     };
   }
   return {

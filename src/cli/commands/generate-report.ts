@@ -1,8 +1,10 @@
 import Table from 'cli-table3';
-import { QUESTION_FORMS, type CalibrationPart, type CalibrationReport } from '../../supervision/calibration.ts';
+import { QUESTION_FORMS, type CalibrationPart, type CalibrationReport, type SeedDifficulty } from '../../supervision/calibration.ts';
 
 const PLAIN = { head: [] as string[], border: [] as string[] };
 const pct = (x: number | null | undefined): string => (x === null || x === undefined ? '—' : `${(x * 100).toFixed(1)}%`);
+
+const interval = (i: SeedDifficulty['gapInterval']): string => (i ? ` [${(i.lower * 100).toFixed(1)}, ${(i.upper * 100).toFixed(1)}]` : '');
 
 function partRows(name: string, p: CalibrationPart): string[][] {
   const g = p.generated;
@@ -23,7 +25,7 @@ function partRows(name: string, p: CalibrationPart): string[][] {
       p.formDistance === null ? '—' : `TVD ${p.formDistance.toFixed(2)}`,
       p.noOverlapGap === null ? '—' : `${(p.noOverlapGap * 100).toFixed(1)} pts`,
       '',
-      p.seed?.gap == null ? '—' : `${(p.seed.gap * 100).toFixed(1)} pts`,
+      p.seed?.gap == null ? '—' : `${(p.seed.gap * 100).toFixed(1)} pts${interval(p.seed.gapInterval)}`,
     ],
   ];
 }
@@ -31,7 +33,15 @@ function partRows(name: string, p: CalibrationPart): string[][] {
 /** The report as a plain table: development histories, held-out ones, all; each generated vs official. */
 export function calibrationTable(r: CalibrationReport): string {
   const t = new Table({
-    head: ['histories', 'set', 'items', 'question forms (%)', 'no content overlap', 'evidence mean (1/2/3/4+)', 'seed ctx recall'],
+    head: [
+      'histories',
+      'set',
+      'items',
+      'question forms (%)',
+      'no content overlap',
+      'evidence mean (1/2/3/4+)',
+      'seed ctx recall (gap, 95% CI)',
+    ],
     style: PLAIN,
   });
   if (r.dev) t.push(...partRows(`dev: ${r.dev.histories.join(', ')}`, r.dev));

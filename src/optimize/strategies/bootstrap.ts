@@ -93,6 +93,48 @@ export function seedBootstrap(
   return { mean, ...percentileInterval(means, level), level, n, resamples, pBetter: better / resamples, runs: k, runMeans };
 }
 
+/** Result of a bootstrap of the difference between the means of two independent samples. */
+export interface MeanDifferenceBootstrapResult {
+  /** mean(a) − mean(b), each pooled over its strata. */
+  mean: number;
+  /** Percentile confidence interval of the difference. */
+  lower: number;
+  upper: number;
+  level: number;
+  /** Scores in a and in b. */
+  nA: number;
+  nB: number;
+  resamples: number;
+}
+
+/**
+ * Bootstrap of mean(a) − mean(b) for two unpaired samples, each given as strata (e.g. one array per history):
+ * every resample redraws each stratum of each sample with replacement at its own size, so a pooled mean keeps the
+ * strata's weights and the interval reflects only which items were drawn. Empty strata are skipped; a sample with no
+ * scores at all is an error, since the difference is then undefined.
+ */
+export function meanDifferenceBootstrap(
+  a: ReadonlyArray<readonly number[]>,
+  b: ReadonlyArray<readonly number[]>,
+  options: { rng: Rng; resamples?: number; level?: number },
+): MeanDifferenceBootstrapResult {
+  const { resamples, level } = settings('meanDifferenceBootstrap', options);
+  const sa = a.filter((s) => s.length);
+  const sb = b.filter((s) => s.length);
+  const nA = sa.reduce((t, s) => t + s.length, 0);
+  const nB = sb.reduce((t, s) => t + s.length, 0);
+  if (!nA || !nB) throw new RangeError(`meanDifferenceBootstrap: ${nA} scores in a and ${nB} in b; both need some`);
+  const total = (strata: ReadonlyArray<readonly number[]>) => strata.reduce((t, s) => t + s.reduce((u, x) => u + x, 0), 0);
+  const draw = (strata: ReadonlyArray<readonly number[]>) => {
+    let t = 0;
+    for (const s of strata) for (let i = 0; i < s.length; i++) t += s[options.rng.int(s.length)]!;
+    return t;
+  };
+  const diffs = new Float64Array(resamples);
+  for (let r = 0; r < resamples; r++) diffs[r] = draw(sa) / nA - draw(sb) / nB;
+  return { mean: total(sa) / nA - total(sb) / nB, ...percentileInterval(diffs, level), level, nA, nB, resamples };
+}
+
 /** The percentile interval at `level` of resampled means (sorted in place). */
 function percentileInterval(means: Float64Array, level: number): { lower: number; upper: number } {
   means.sort();
