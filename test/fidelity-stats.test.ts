@@ -12,6 +12,7 @@ import {
   regretOf,
   spearman,
   splitHalfReliability,
+  tauInterval,
 } from '../src/experiments/fidelity-stats.ts';
 
 describe('averageRanks', () => {
@@ -167,6 +168,87 @@ describe('splitHalfReliability', () => {
     expect(splitHalfReliability(scores.slice(0, 2))).toBeNull();
     expect(splitHalfReliability([[1], [0], [0.5]])).toBeNull();
     expect(() => splitHalfReliability([[1, 0], [0], [1, 1]])).toThrow(RangeError);
+  });
+});
+
+describe('tauInterval', () => {
+  // 5 candidates, validation and official both ranking them by quality q, with per-question noise around it.
+  const noisy = (q: number, n: number, spread: number, salt: number) =>
+    Array.from({ length: n }, (_, i) => {
+      let x = Math.imul(i + 1, 0x9e3779b1) ^ Math.imul(salt + 7, 0x85ebca6b);
+      x = Math.imul(x ^ (x >>> 15), 0x846ca68b);
+      return q + spread * ((((x ^ (x >>> 16)) >>> 0) % 1000) / 1000 - 0.5);
+    });
+  const quality = [0.2, 0.3, 0.4, 0.5, 0.6];
+
+  it('is a point interval at 1 when every question ranks the candidates alike, and seeded', () => {
+    const v = quality.map((q) => Array.from({ length: 30 }, () => q));
+    const o = quality.map((q) => Array.from({ length: 40 }, () => q));
+    expect(tauInterval(v, o)).toMatchObject({ kendallTauB: 1, lower: 1, upper: 1, items: 30, questions: 40, level: 0.95 });
+    expect(tauInterval(v, o)).toEqual(tauInterval(v, o));
+  });
+
+  it('widens with per-question noise and narrows with more questions', () => {
+    const wide = (n: number) => {
+      const v = quality.map((q, c) => noisy(q, n, 2, c));
+      const o = quality.map((q, c) => noisy(q, n, 2, 100 + c));
+      const t = tauInterval(v, o, { resamples: 400 })!;
+      expect(t.lower).toBeLessThanOrEqual(t.kendallTauB);
+      expect(t.upper).toBeGreaterThanOrEqual(t.kendallTauB);
+      return t.upper - t.lower;
+    };
+    const few = wide(40);
+    const many = wide(4000);
+    expect(few).toBeGreaterThan(0.5);
+    expect(many).toBeLessThan(few / 2);
+  });
+
+  it('is undefined without three candidates or two questions a side, and checks its shapes', () => {
+    expect(
+      tauInterval(
+        [
+          [1, 0],
+          [0, 1],
+        ],
+        [
+          [1, 0],
+          [0, 1],
+        ],
+      ),
+    ).toBeNull();
+    expect(
+      tauInterval(
+        [[1], [0], [0.5]],
+        [
+          [1, 0],
+          [0, 1],
+          [1, 1],
+        ],
+      ),
+    ).toBeNull();
+    expect(() =>
+      tauInterval(
+        [
+          [1, 0],
+          [0, 1],
+          [1, 1],
+        ],
+        [
+          [1, 0],
+          [0, 1],
+        ],
+      ),
+    ).toThrow(RangeError);
+    expect(() =>
+      tauInterval(
+        [[1, 0], [0], [1, 1]],
+        [
+          [1, 0],
+          [0, 1],
+          [1, 1],
+        ],
+      ),
+    ).toThrow(RangeError);
   });
 });
 

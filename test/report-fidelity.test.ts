@@ -143,8 +143,9 @@ describe('computeFidelity', () => {
     expect(report.reliability!.official!.p10).toBeLessThanOrEqual(report.reliability!.official!.p90);
     // the run recorded no validation traces: the statistic is undefined, not computed over a subset of candidates
     expect(report.reliability?.validation).toBeNull();
-    // …and names no supervision file: no per-template agreement either
+    // …and names no supervision file: no per-template agreement either, and no interval of the validation τ-b
     expect(report.byTemplate).toBeNull();
+    expect(report.tauInterval).toBeNull();
   });
 
   it('writes fidelity.json (valid) and leaves the archive as it was', () => {
@@ -277,5 +278,16 @@ describe('fidelity per validation template', () => {
     expect(FidelityReportSchema.parse(readFidelity(run)).byTemplate).toHaveLength(2);
     expect(renderFidelity(report)).toMatch(/validation template[\s\S]*agrees\s*│\s*5\s*│\s*1\.00[\s\S]*reverses\s*│\s*5\s*│\s*-1\.00/);
     expect(fidelitySection(report)).toContain('<td>reverses</td><td class="num">5</td><td class="num">-1.00</td>');
+    // The two templates cancel (every candidate's mean validation score is 0.5 up to rounding): resampled, the
+    // validation ranking is anything, and the interval of τ-b spans the whole range.
+    expect(report.tauInterval).toMatchObject({ lower: -1, upper: 1, items: 10, questions: 5 });
+    const withInterval = {
+      ...report,
+      tauInterval: { kendallTauB: 0.6, lower: 0.31, upper: 0.82, level: 0.95, resamples: 1000, items: 10, questions: 5 },
+    };
+    expect(renderFidelity(withInterval)).toContain(
+      '95% bootstrap interval: 0.60 [0.31, 0.82] (10 validation items and 5 official questions',
+    );
+    expect(fidelitySection(withInterval)).toContain('0.60 [0.31, 0.82]');
   });
 });

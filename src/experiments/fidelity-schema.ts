@@ -39,6 +39,18 @@ export const SplitHalfSchema = z.object({
 });
 export type SplitHalfReliability = z.infer<typeof SplitHalfSchema>;
 
+/** A bootstrap interval of the validation–official τ-b by context recall (fidelity-stats.ts, tauInterval). */
+export const TauIntervalSchema = z.object({
+  kendallTauB: z.number().min(-1).max(1),
+  lower: z.number().min(-1).max(1),
+  upper: z.number().min(-1).max(1),
+  level: z.number().gt(0).lt(1),
+  resamples: z.number().int().positive(),
+  items: z.number().int().nonnegative(),
+  questions: z.number().int().nonnegative(),
+});
+export type TauIntervalReport = z.infer<typeof TauIntervalSchema>;
+
 /** `<run>/fidelity.json`. */
 /** One validation template's agreement with the official ranking (see groupAgreement in fidelity-stats.ts). */
 export const GroupAgreementSchema = z.object({
@@ -85,6 +97,14 @@ export const FidelityReportSchema = z.object({
    * what the official questions show against themselves. Absent in reports written before it existed.
    */
   reliability: z.object({ official: SplitHalfSchema.nullable(), validation: SplitHalfSchema.nullable() }).optional(),
+  /**
+   * 95% bootstrap interval of τ-b between the distinct candidates' mean per-item validation context recall and their
+   * mean official context recall (validation items and official questions resampled apart): whether a τ-b target is
+   * met or missed beyond the noise of the two question sets. Its point is over per-item means, so it can differ a
+   * little from `contextRecall.kendallTauB` (over the archive's fitness). Null when per-item scores are missing or the
+   * objective is not context recall of the evidence; absent in older reports.
+   */
+  tauInterval: TauIntervalSchema.nullable().optional(),
   /**
    * Per generator template of the validation items (an item's `checks.template`, else its question type), τ-b and ρ
    * between the distinct candidates' mean context recall on that template's items and their official context

@@ -198,6 +198,66 @@ export function splitHalfReliability(scores: readonly (readonly number[])[], spl
   };
 }
 
+/** A bootstrap interval of the validation–official τ-b (see {@link tauInterval}). */
+export interface TauInterval {
+  /** τ-b between the candidates' mean validation and mean official scores on all items and questions. */
+  kendallTauB: number;
+  lower: number;
+  upper: number;
+  level: number;
+  resamples: number;
+  /** Validation items and official questions every candidate was scored on. */
+  items: number;
+  questions: number;
+}
+
+/**
+ * Percentile bootstrap interval of τ-b between two rankings of the same candidates, each by the mean of per-question
+ * scores: `validation[c][i]` and `official[c][q]` (every candidate on the same items, in the same order). Each
+ * resample redraws the validation items and, apart, the official questions with replacement, so the interval covers
+ * the noise of both sets; it does not cover a different generator seed or a different search. Null with fewer than
+ * three candidates or two items on a side, or when too few resamples give a defined τ-b (all tied).
+ */
+export function tauInterval(
+  validation: readonly (readonly number[])[],
+  official: readonly (readonly number[])[],
+  options: { resamples?: number; level?: number; seed?: number } = {},
+): TauInterval | null {
+  const k = validation.length;
+  const n = validation[0]?.length ?? 0;
+  const m = official[0]?.length ?? 0;
+  if (official.length !== k) throw new RangeError(`tauInterval: ${k} candidates on validation, ${official.length} official`);
+  if (k < 3 || n < 2 || m < 2) return null;
+  if (validation.some((r) => r.length !== n) || official.some((r) => r.length !== m))
+    throw new RangeError('tauInterval: every candidate needs a score on every item');
+  const resamples = options.resamples ?? 1000;
+  const level = options.level ?? 0.95;
+  const mean = (row: readonly number[]) => row.reduce((a, b) => a + b, 0) / row.length;
+  const point = kendallTauB(validation.map(mean), official.map(mean));
+  if (point === null) return null;
+  // Seeded: the same run gives the same report.
+  const rng = createRng(options.seed ?? 1);
+  const drawMeans = (rows: readonly (readonly number[])[], size: number): number[] => {
+    const counts = new Uint32Array(size);
+    for (let i = 0; i < size; i++) counts[rng.int(size)]!++;
+    return rows.map((row) => {
+      let t = 0;
+      for (let i = 0; i < size; i++) if (counts[i]) t += counts[i]! * row[i]!;
+      return t / size;
+    });
+  };
+  const taus: number[] = [];
+  for (let r = 0; r < resamples; r++) {
+    const t = kendallTauB(drawMeans(validation, n), drawMeans(official, m));
+    if (t !== null) taus.push(t);
+  }
+  if (taus.length < resamples / 2) return null;
+  taus.sort((a, b) => a - b);
+  const alpha = (1 - level) / 2;
+  const at = (p: number) => taus[Math.min(taus.length - 1, Math.max(0, Math.floor(p * taus.length)))]!;
+  return { kendallTauB: point, lower: at(alpha), upper: at(1 - alpha), level, resamples: taus.length, items: n, questions: m };
+}
+
 /** How one group of validation items (a generator template) ranks the candidates against the official ranking. */
 export interface GroupAgreement {
   group: string;

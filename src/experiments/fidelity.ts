@@ -21,7 +21,7 @@ import { readJsonl } from '../util/jsonl.ts';
 import { NO_OFFICIAL_TEST } from './cells.ts';
 import { historySplit } from './dev-subsets.ts';
 import { officialQuestions } from './official-eval.ts';
-import { agreementOf, groupAgreement, splitHalfReliability, type Agreement } from './fidelity-stats.ts';
+import { agreementOf, groupAgreement, splitHalfReliability, tauInterval, type Agreement } from './fidelity-stats.ts';
 import { MetricsSchema, type Metrics } from './schemas.ts';
 import { FIDELITY_FILE, FidelityReportSchema, type FidelityCandidate, type FidelityReport } from './fidelity-schema.ts';
 import { partScoresFromSummary } from './scores.ts';
@@ -148,10 +148,26 @@ function templateAgreement(
  * scores leaves the statistic undefined rather than being left out).
  */
 function reliabilityOf(rows: ReadonlyArray<Map<string, number> | undefined>) {
+  const matrix = sharedMatrix(rows);
+  return matrix ? splitHalfReliability(matrix) : null;
+}
+
+/** `rows[c]`'s scores on the questions every row has, in one order; null when a row is missing. */
+function sharedMatrix(rows: ReadonlyArray<Map<string, number> | undefined>): number[][] | null {
   if (rows.some((r) => r === undefined)) return null;
   const maps = rows as Map<string, number>[];
   const keys = [...(maps[0]?.keys() ?? [])].filter((k) => maps.every((m) => m.has(k)));
-  return splitHalfReliability(maps.map((m) => keys.map((k) => m.get(k)!)));
+  return maps.map((m) => keys.map((k) => m.get(k)!));
+}
+
+/** The bootstrap interval of the validation–official τ-b over both sides' per-question scores. */
+function tauIntervalOf(
+  validation: ReadonlyArray<Map<string, number> | undefined>,
+  official: ReadonlyArray<Map<string, number> | undefined>,
+) {
+  const v = sharedMatrix(validation);
+  const o = sharedMatrix(official);
+  return v && o ? tauInterval(v, o) : null;
 }
 
 /**
@@ -298,6 +314,12 @@ async function fidelityOf(dir: string, runDir: string, options: FidelityOptions)
       official: reliabilityOf(distinct.map((c) => perQuestion.get(c.id))),
       validation: validation ? reliabilityOf(validation) : null,
     },
+    tauInterval: validation
+      ? tauIntervalOf(
+          validation,
+          distinct.map((c) => perQuestion.get(c.id)),
+        )
+      : null,
     byTemplate: validation ? templateAgreement(archive, distinct, validation) : null,
   });
   writeFileAtomic(join(dir, FIDELITY_FILE), `${JSON.stringify(report, null, 2)}\n`);

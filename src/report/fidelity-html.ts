@@ -1,5 +1,5 @@
 /** The report's fidelity section: how well the generated validation split ranked the run's candidates officially. */
-import type { FidelityReport, SplitHalfReliability } from '../experiments/fidelity-schema.ts';
+import type { FidelityReport, SplitHalfReliability, TauIntervalReport } from '../experiments/fidelity-schema.ts';
 import { formatScore } from './format.ts';
 import { escapeHtml } from './html-escape.ts';
 
@@ -40,6 +40,14 @@ export function formatSplitHalf(h: SplitHalfReliability | null | undefined): str
   return h ? `${h.meanTauB.toFixed(2)} [${h.p10.toFixed(2)}, ${h.p90.toFixed(2)}] over ${h.questions} questions` : '–';
 }
 
+/** The τ-b interval as text: point [lower, upper] over the items and questions it resampled. */
+export function formatTauInterval(t: TauIntervalReport): string {
+  return (
+    `${t.kendallTauB.toFixed(2)} [${t.lower.toFixed(2)}, ${t.upper.toFixed(2)}] ` +
+    `(${t.items} validation items and ${t.questions} official questions resampled, ${t.resamples} times)`
+  );
+}
+
 /** The reliability line, when the report has one (reports written before it existed do not). */
 function reliabilityNote(f: FidelityReport): string {
   if (!f.reliability) return '';
@@ -47,7 +55,11 @@ function reliabilityNote(f: FidelityReport): string {
     '<p class="note">Split-half reliability of the context-recall ranking (τ-b between two random halves of the ' +
     `questions, mean [p10, p90]): official ${escapeHtml(formatSplitHalf(f.reliability.official))}; validation ` +
     `${escapeHtml(formatSplitHalf(f.reliability.validation))}. A validation–official τ-b above the official one is not ` +
-    'to be expected: beyond it the official differences are noise.</p>\n'
+    'to be expected: beyond it the official differences are noise.' +
+    (f.tauInterval
+      ? ` Validation–official τ-b by context recall, 95% bootstrap interval: ${escapeHtml(formatTauInterval(f.tauInterval))}.`
+      : '') +
+    '</p>\n'
   );
 }
 

@@ -83,7 +83,10 @@ function addRecords(memory: Memory, records: SourceRecord[], tools: Tools): Memo
 const CANDIDATES = 200;
 
 /** The query sent to the index. @block query:identity */
-const FRAME = new Set(['remind','conversation','conversations','discussion','discussions','discuss','discussed','mentioned','mention','talked','talk','asked','recall','tell','previous','earlier','last','recent','help','draft','can','could']);
+const FRAME = new Set([
+  'remind', 'conversation', 'conversations', 'discussion', 'discussions', 'discuss', 'discussed', 'mentioned', 'mention',
+  'talked', 'talk', 'asked', 'recall', 'tell', 'previous', 'earlier', 'last', 'recent', 'help', 'draft', 'can', 'could',
+]);
 function expandQuery(q: Question, memory: Memory, tools: Tools): string {
   void memory;
   return q.text.split(/\s+/).filter((w) => !FRAME.has(w.toLowerCase().replace(/[^a-z]/g, ''))).join(' ');
