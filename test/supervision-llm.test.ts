@@ -109,11 +109,11 @@ describe('LLM generation pipeline against a scripted OpenAI-compatible server', 
     expect(summary.tokens.prompt).toBeGreaterThan(0);
     expect(summary.tokens.promptPerKept).toBe(summary.tokens.prompt);
     expect(summary.prompts).toEqual({
-      planner: 'planner@2',
+      planner: 'planner@3',
       questioner: 'questioner@2',
       auditor: 'auditor@1',
       reader: 'reader@1',
-      'lexical-gap': `lexical-gap@3 share ${LLM_GAP_SHARE}`,
+      'lexical-gap': `lexical-gap@4 share ${LLM_GAP_SHARE}`,
     });
     // The questioner is asked to avoid the evidence's words exactly for the bundles the seeded draw picks.
     const questionerPrompt = JSON.stringify(server.chatRequests()[1]!.body.messages);

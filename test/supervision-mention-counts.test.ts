@@ -3,11 +3,18 @@ import type { SourceRecord } from '../sandbox/contract.ts';
 import { checkBlindReading } from '../src/supervision/blind-recovery.ts';
 import { createOfflineBlindReader } from '../src/supervision/offline-reader.ts';
 import { checkPlan } from '../src/supervision/plan-checks.ts';
-import { checkQuestion } from '../src/supervision/question-checks.ts';
+import { checkQuestion, offeredChoice } from '../src/supervision/question-checks.ts';
 import { buildRecordGraph } from '../src/supervision/record-graph.ts';
 import { createRuleContext } from '../src/supervision/rule-based/generator.ts';
 import { turn } from './helpers/turn.ts';
-import { mentionCountQuestion, multiEvidenceShare, namesSomeone, sessionCount } from '../src/supervision/rule-based/mention-counts.ts';
+import {
+  mentionCompareQuestion,
+  mentionCountQuestion,
+  multiEvidenceShare,
+  namesSomeone,
+  sessionCount,
+} from '../src/supervision/rule-based/mention-counts.ts';
+import { createRng } from '../src/supervision/rng.ts';
 
 const say = (id: string, time: string, thread: string, text: string, speaker = 'Ana'): SourceRecord =>
   turn(id, speaker, time, thread, text);
@@ -58,6 +65,58 @@ describe('counts over sessions (mention-counts.ts)', () => {
     expect(c?.question).toBe('In how many conversations between June and August 2024 did Frau Lehmann come up?');
     expect(c?.plan.answer).toBe('3');
     expect(mentionCountQuestion(ctx, at('s4:1'), 'Sunday')).toBeUndefined();
+  });
+
+  it('compares two named things of a period by their conversations, citing every conversation of both', async () => {
+    // Herr Vogel comes up in one May conversation, Frau Lehmann in three: a two-conversation lead.
+    const withRival = records.map((r) => (r.id === 's4:1' ? { ...r, text: 'I bought basil from Herr Vogel at the market on Sunday.' } : r));
+    const g = buildRecordGraph(withRival);
+    const c2 = createRuleContext(g);
+    const asked = new Set<string>();
+    for (let seed = 1; seed <= 16; seed++) {
+      const c = mentionCompareQuestion(c2, g.index.get('s1:1')!, 'Frau Lehmann', createRng(seed));
+      expect(c).toBeDefined();
+      asked.add(c!.question);
+      expect(c!.template).toBe('mention-compare');
+      expect(c!.plan.answer).toBe('Frau Lehmann');
+      expect(c!.plan.evidence.map((e) => e.record).sort()).toEqual(['s1:1', 's2:2', 's3:1', 's4:1']);
+      const byId = new Map(withRival.map((r) => [r.id, r]));
+      expect(checkPlan(c!.plan, { bundle: new Set(byId.keys()), records: byId, allowedTypes: new Set(['aggregation']) }).ok).toBe(true);
+      // Naming the answer among the options is the question's form, not a leak.
+      expect(checkQuestion(c!.question, c!.plan.answer, 'text', [...byId.keys()]).ok).toBe(true);
+      const reading = await createOfflineBlindReader().read({ question: c!.question, answerType: 'text', records: withRival });
+      expect(reading.answer).toBe('Frau Lehmann');
+      expect(
+        checkBlindReading(reading, { answer: 'Frau Lehmann', answerType: 'text', evidenceRecords: ['s1:1', 's2:2', 's3:1', 's4:1'] }).ok,
+      ).toBe(true);
+    }
+    // The options come in both orders, so the answer is not given away by its place.
+    expect(asked).toEqual(
+      new Set([
+        'Which came up in more conversations in May 2024, Frau Lehmann or Herr Vogel?',
+        'Which came up in more conversations in May 2024, Herr Vogel or Frau Lehmann?',
+      ]),
+    );
+    // A named thing of another kind (nothing said around it is said around her) is not compared with her.
+    const unlike = records.map((r) =>
+      r.id === 's4:1' ? { ...r, text: 'I asked Herr Vogel to fix the lamp in the hallway on Sunday.' } : r,
+    );
+    const gu = buildRecordGraph(unlike);
+    expect(mentionCompareQuestion(createRuleContext(gu), gu.index.get('s1:1')!, 'Frau Lehmann', createRng(1))).toBeUndefined();
+    // No other named thing of May: no comparison. The rival itself is never the one asked about (a one-conversation name).
+    expect(mentionCompareQuestion(ctx, at('s1:1'), 'Frau Lehmann', createRng(1))).toBeUndefined();
+    expect(mentionCompareQuestion(c2, g.index.get('s4:1')!, 'Herr Vogel', createRng(1))).toBeUndefined();
+    expect(offeredChoice('Which came up more, Ben or Frau Lehmann?', 'Frau Lehmann')).toBe(true);
+    expect(offeredChoice('Which stall did Frau Lehmann run?', 'Frau Lehmann')).toBe(false);
+    expect(offeredChoice('Which came up more, Lehmann or Frau Lehmann?', 'Lehmann')).toBe(false);
+    expect(checkQuestion('Which stall did Frau Lehmann run?', 'Frau Lehmann', 'text', []).ok).toBe(false);
+    // A tie is no answer for the reader.
+    const tie = await createOfflineBlindReader().read({
+      question: 'Which came up in more conversations in May 2024, Herr Vogel or Ben?',
+      answerType: 'text',
+      records: withRival,
+    });
+    expect(tie.answerable).toBe(false);
   });
 
   it('counts named things only: not the speakers, months, weekdays or acronyms', () => {

