@@ -82,12 +82,7 @@ function turnsByMonth(ctx: RuleContext): MonthIndex {
  * evidence. Each cited record is one of the conversations counted, so each is needed.
  */
 export function mentionCountQuestion(ctx: RuleContext, i: number, name: string): RuleCandidate | undefined {
-  const r = ctx.graph.records[i]!;
-  const day = recordDate(r);
-  if (r.kind !== 'turn' || !day || day.length < 7 || !namesSomeone(ctx, name)) return undefined;
-  const topic = [...new Set(terms(name))];
-  if (!topic.length) return undefined;
-  const counted = countWindow(ctx, day.slice(0, 7), topic);
+  const counted = countedAround(ctx, i, name);
   if (!counted) return undefined;
   const { firstOf, period } = counted;
   const facts: PlanFact[] = [];
@@ -102,6 +97,21 @@ export function mentionCountQuestion(ctx: RuleContext, i: number, name: string):
       'count',
     ]),
   };
+}
+
+/** The conversations around turn `i`'s month naming `name` ({@link countWindow}), when `name` names someone or something. */
+function countedAround(
+  ctx: RuleContext,
+  i: number,
+  name: string,
+): ({ topic: string[] } & NonNullable<ReturnType<typeof countWindow>>) | undefined {
+  const r = ctx.graph.records[i]!;
+  const day = recordDate(r);
+  if (r.kind !== 'turn' || !day || day.length < 7 || !namesSomeone(ctx, name)) return undefined;
+  const topic = [...new Set(terms(name))];
+  if (!topic.length) return undefined;
+  const counted = countWindow(ctx, day.slice(0, 7), topic);
+  return counted && { topic, ...counted };
 }
 
 /**
@@ -171,14 +181,9 @@ const COMPARE_MARGIN = 2;
  * least two fewer. The options are in a seeded order, so the answer is not always the first.
  */
 export function mentionCompareQuestion(ctx: RuleContext, i: number, name: string, rng: Rng): RuleCandidate | undefined {
-  const r = ctx.graph.records[i]!;
-  const day = recordDate(r);
-  if (r.kind !== 'turn' || !day || day.length < 7 || !namesSomeone(ctx, name)) return undefined;
-  const topic = [...new Set(terms(name))];
-  if (!topic.length) return undefined;
-  const counted = countWindow(ctx, day.slice(0, 7), topic);
+  const counted = countedAround(ctx, i, name);
   if (!counted) return undefined;
-  const { window, firstOf, period } = counted;
+  const { topic, window, firstOf, period } = counted;
   const own = new Set(topic);
   const seen = new Set<string>();
   const rivals: Array<{ name: string; firstOf: Map<string, number> }> = [];
