@@ -10,6 +10,7 @@ import { terms } from '../../text/text.ts';
 import { recordDate } from '../bundles.ts';
 import type { PlanFact } from '../plan.ts';
 import type { Rng } from '../rng.ts';
+import type { Sentence } from './facts.ts';
 import { monthOf } from './phrases.ts';
 import type { RuleContext } from './rule-context.ts';
 import { fact, plan, type RuleCandidate } from './templates.ts';
@@ -149,14 +150,11 @@ function mentionFacts(
   facts: PlanFact[],
   contributions: Map<string, string>,
 ): boolean {
-  const lower = name.toLowerCase();
   for (const k of firstOf.values()) {
     const x = ctx.graph.records[k]!;
-    const at = x.text.toLowerCase().indexOf(lower);
-    const f = ctx.facts(k).find((y) => y.kind === 'entity' && y.value.toLowerCase() === lower);
-    // The sentence naming it when the fact extractor found it there; else the name itself (its words may be split
-    // by punctuation, which the reader's word match ignores).
-    const span = f ? f.sentence : at >= 0 ? { start: at, end: at + name.length } : undefined;
+    // The sentence naming it when the fact extractor found it there; else the name itself.
+    const { sentence, at } = naming(ctx, k, name);
+    const span = sentence ?? (at >= 0 ? { start: at, end: at + name.length } : undefined);
     if (!span) return false;
     facts.push(fact(x, span, `${name} comes up in the conversation of ${recordDate(x)}`));
     contributions.set(x.id, `one conversation ${period} naming ${name} (${recordDate(x)})`);
@@ -185,30 +183,22 @@ export function mentionCompareQuestion(ctx: RuleContext, i: number, name: string
   if (!counted) return undefined;
   const { topic, window, firstOf, period } = counted;
   const own = new Set(topic);
-  const seen = new Set<string>();
-  const rivals: Array<{ name: string; firstOf: Map<string, number> }> = [];
-  for (const month of window) {
-    for (const { k } of turnsByMonth(ctx).get(month) ?? []) {
-      for (const f of ctx.facts(k)) {
-        if (f.kind !== 'entity' || seen.has(f.value.toLowerCase())) continue;
-        seen.add(f.value.toLowerCase());
-        const words = [...new Set(terms(f.value))];
-        if (!words.length || words.some((w) => own.has(w)) || !namesSomeone(ctx, f.value)) continue;
-        const theirs = firstTurns(ctx, window, words);
-        if (theirs.size >= 1 && theirs.size <= firstOf.size - COMPARE_MARGIN && theirs.size + firstOf.size <= MAX_COMPARED)
-          rivals.push({ name: f.value, firstOf: theirs });
-      }
-    }
-  }
+  const rivals = namedIn(ctx, window).filter(
+    (x) =>
+      !x.words.some((w) => own.has(w)) &&
+      x.firstOf.size >= 1 &&
+      x.firstOf.size <= firstOf.size - COMPARE_MARGIN &&
+      x.firstOf.size + firstOf.size <= MAX_COMPARED,
+  );
   // The rival most like the name in what is said around it ("lens", "shutter" around Canon EOS and Nikon): two
   // things of a kind are what one compares, not a camera and a vitamin. Only specific words count as shared (in at
   // most a twentieth of the records): in a long history "feel" and "work" are said around everything.
   const specific = Math.max(3, ctx.graph.records.length * SPECIFIC_DF);
-  const around = new Set([...contextTerms(ctx, name, firstOf)].filter((t) => (ctx.postings.get(t)?.length ?? 0) <= specific));
+  const around = new Set([...contextTerms(ctx, window, name, firstOf)].filter((t) => (ctx.postings.get(t)?.length ?? 0) <= specific));
   let best = 0;
   let rival: (typeof rivals)[0] | undefined;
   for (const x of rng.shuffle(rivals)) {
-    const theirs = contextTerms(ctx, x.name, x.firstOf);
+    const theirs = contextTerms(ctx, window, x.name, x.firstOf);
     let shared = 0;
     for (const t of theirs) if (around.has(t)) shared++;
     const sim = shared / Math.sqrt(Math.max(1, around.size * theirs.size));
@@ -248,18 +238,73 @@ const MIN_SHARED_CONTEXT = 2;
 /** The largest share of a history's records a context word may occur in and still say what kind a name is. */
 const SPECIFIC_DF = 0.05;
 
-/** The content words (stemmed) of the sentences naming `name` in its counted conversations, its own words left out. */
-function contextTerms(ctx: RuleContext, name: string, firstOf: ReadonlyMap<string, number>): Set<string> {
-  const lower = name.toLowerCase();
-  const own = new Set(terms(name));
-  const out = new Set<string>();
-  for (const k of firstOf.values()) {
-    const f = ctx.facts(k).find((y) => y.kind === 'entity' && y.value.toLowerCase() === lower);
-    const text = ctx.graph.records[k]!.text;
-    const at = text.toLowerCase().indexOf(lower);
-    const sentence = f ? f.sentence.text : at >= 0 ? text.slice(Math.max(0, at - 120), at + lower.length + 120) : '';
-    for (const t of terms(sentence)) if (!own.has(t)) out.add(t);
+/** A named thing of a period with the conversations naming it ({@link firstTurns}). */
+interface Named {
+  name: string;
+  words: string[];
+  firstOf: Map<string, number>;
+}
+
+const namedCache = new WeakMap<RuleContext, Map<string, Named[]>>();
+
+/**
+ * The named things of a period's turns, first mention first, each with the conversations naming it: the candidates
+ * for the other option of a comparison. Memoised per period, as every name asked about in it draws on the same list.
+ */
+function namedIn(ctx: RuleContext, window: readonly string[]): Named[] {
+  let byWindow = namedCache.get(ctx);
+  if (!byWindow) namedCache.set(ctx, (byWindow = new Map()));
+  const key = window.join(' ');
+  let out = byWindow.get(key);
+  if (out) return out;
+  out = [];
+  const seen = new Set<string>();
+  for (const month of window) {
+    for (const { k } of turnsByMonth(ctx).get(month) ?? []) {
+      for (const f of ctx.facts(k)) {
+        if (f.kind !== 'entity' || seen.has(f.value.toLowerCase())) continue;
+        seen.add(f.value.toLowerCase());
+        const words = [...new Set(terms(f.value))];
+        if (words.length && namesSomeone(ctx, f.value)) out.push({ name: f.value, words, firstOf: firstTurns(ctx, window, words) });
+      }
+    }
   }
+  byWindow.set(key, out);
+  return out;
+}
+
+/**
+ * Where record `k` names `name`: the sentence the fact extractor found it in, and the name's offset in the text
+ * (-1 when the words are split by punctuation, which the reader's word match ignores).
+ */
+function naming(ctx: RuleContext, k: number, name: string): { sentence?: Sentence; at: number } {
+  const lower = name.toLowerCase();
+  const f = ctx.facts(k).find((y) => y.kind === 'entity' && y.value.toLowerCase() === lower);
+  return { sentence: f?.sentence, at: ctx.graph.records[k]!.text.toLowerCase().indexOf(lower) };
+}
+
+const contextCache = new WeakMap<RuleContext, Map<string, Set<string>>>();
+
+/**
+ * The content words (stemmed) of the sentences naming `name` in its counted conversations of `window`, its own
+ * words left out. Memoised per period and name: a name is compared with others many times.
+ */
+function contextTerms(ctx: RuleContext, window: readonly string[], name: string, firstOf: ReadonlyMap<string, number>): Set<string> {
+  let byKey = contextCache.get(ctx);
+  if (!byKey) contextCache.set(ctx, (byKey = new Map()));
+  const key = `${window.join(' ')}\u0000${name.toLowerCase()}`;
+  let out = byKey.get(key);
+  if (out) return out;
+  const own = new Set(terms(name));
+  const length = name.toLowerCase().length;
+  out = new Set<string>();
+  for (const k of firstOf.values()) {
+    const { sentence, at } = naming(ctx, k, name);
+    const text = ctx.graph.records[k]!.text;
+    const around = sentence ? sentence.text : at >= 0 ? text.slice(Math.max(0, at - 120), at + length + 120) : '';
+    for (const t of terms(around)) if (!own.has(t)) out.add(t);
+  }
+  byKey.set(key, out);
   return out;
 }
 

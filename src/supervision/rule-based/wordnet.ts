@@ -101,7 +101,7 @@ function senseTags(lemma: string, pos: LexPos): number[] {
 }
 
 /** Whether `lemma` (spaces or underscores) is tagged at least {@link FAMILIAR_TAGS} times over its senses. */
-export function isFamiliar(lemma: string): boolean {
+function isFamiliar(lemma: string): boolean {
   readTags();
   return (tagged!.get(lemma.toLowerCase().replace(/ /g, '_')) ?? 0) >= FAMILIAR_TAGS;
 }
@@ -115,17 +115,18 @@ function readTags(): void {
       const [key, , sense, tags] = line.split(' ');
       if (!key || !sense || !tags) continue;
       const pct = key.indexOf('%');
-      const id = `${key.slice(0, pct)}%${key.charAt(pct + 1)}`;
+      const lemma = key.slice(0, pct);
+      const id = `${lemma}%${key.charAt(pct + 1)}`;
       let counts = tagCounts.get(id);
       if (!counts) tagCounts.set(id, (counts = []));
       counts[Number(sense)] = Number(tags);
-      tagged.set(key.slice(0, pct), (tagged.get(key.slice(0, pct)) ?? 0) + Number(tags));
+      tagged.set(lemma, (tagged.get(lemma) ?? 0) + Number(tags));
     }
   }
 }
 
 /** Add-one smoothed share of each of `polysemy` senses (in sense order) in the lemma's tag counts. */
-export function senseShares(lemma: string, pos: LexPos, polysemy: number): number[] {
+function senseShares(lemma: string, pos: LexPos, polysemy: number): number[] {
   const tags = senseTags(lemma, pos);
   let total = 0;
   for (let k = 1; k <= polysemy; k++) total += tags[k] ?? 0;
