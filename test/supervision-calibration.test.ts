@@ -75,6 +75,24 @@ describe('setStats', () => {
     expect(s.meanEvidence).toBeCloseTo(5 / 5);
     expect(s.forms.what).toBeCloseTo(0.2);
     expect(s.forms['yes-no']).toBeCloseTo(0.2);
+    // Share of each question's content words its evidence has: pet/user 0 of 2, ana/move 2 of 2, mountain/visit 0.
+    expect(s.evidenceCoverage).toBeCloseTo(1 / 3);
+    // pet user · ana move · mountain visit · go hike · biscuit
+    expect(s.meanContentWords).toBeCloseTo(9 / 5);
+  });
+
+  it('measures how much of a question its evidence has, beyond sharing a word or not', () => {
+    const s = setStats(
+      [
+        item('h', '1', 'When did the user adopt the puppy?', ['r1']), // user, adopt, puppy: 2 of 3
+        item('h', '2', 'After her move to Lisbon, which job did my sister take in the Alps?', ['r2']),
+      ],
+      text,
+    );
+    // move lisbon job sister alp ("take" is a stop word): 4 of 5 in r2, the Alps are not
+    expect(s.evidenceCoverage).toBeCloseTo((2 / 3 + 4 / 5) / 2);
+    expect(s.noOverlapShare).toBe(0);
+    expect(setStats([item('h', '1', 'Where is it?', ['r1'])], text).evidenceCoverage).toBeNull();
   });
 });
 
@@ -105,6 +123,9 @@ describe('calibrate', () => {
     expect(r.heldout!.formDistance).toBe(0);
     expect(r.heldout!.noOverlapGap).toBe(0);
     expect(r.all.official!.items).toBe(2);
+    // Pooled over histories by their items with evidence: conv-26 (user adopt puppy 2 of 3, time ana move 2 of 3)
+    // and other (pet user 0 of 2).
+    expect(r.all.generated.evidenceCoverage).toBeCloseTo((2 * (2 / 3) + 0) / 3);
     expect(r.byHistory).toHaveLength(2);
     expect(r.all.seed).toBeNull();
   });

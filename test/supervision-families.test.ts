@@ -81,6 +81,11 @@ describe('statements read with wink-nlp', () => {
     expect(clausesOf(turn('x', 'Ana', '2023-05-08', 's', 'Have I told you I painted a lake?'))).toEqual([]);
     expect(clausesOf(turn('x', 'Ana', '2023-05-08', 's', "I've been blessed with loads of love."))).toEqual([]);
     expect(clausesOf(turn('x', 'Ana', '2023-05-08', 's', "I'll paint a lake tomorrow."))).toEqual([]);
+    // wink splits "stir-fry" in three; the object is the whole compound.
+    expect(clausesOf(turn('x', 'Ana', '2023-05-08', 's', 'I made a quick stir-fry for dinner.'))[0]).toMatchObject({
+      object: 'quick stir-fry',
+      head: 'fry',
+    });
   });
 
   it('forms gerunds for the comparison questions', () => {

@@ -14,16 +14,27 @@ function partRows(name: string, p: CalibrationPart): string[][] {
       .sort((a, b) => s.forms[b] - s.forms[a])
       .map((f) => `${f} ${Math.round(s.forms[f] * 100)}`)
       .join(' ');
+  const words = (s: typeof g) => `${s.meanContentWords.toFixed(1)} · ${pct(s.evidenceCoverage)}`;
   const ev = (s: typeof g) => `${s.meanEvidence.toFixed(2)} (${['1', '2', '3', '4+'].map((b) => s.evidenceCounts[b as '1']).join('/')})`;
   return [
-    [name, 'generated', String(g.items), forms(g), pct(g.noOverlapShare), ev(g), pct(p.seed?.generatedVal)],
-    ['', 'official', o ? String(o.items) : '—', o ? forms(o) : '—', pct(o?.noOverlapShare), o ? ev(o) : '—', pct(p.seed?.official)],
+    [name, 'generated', String(g.items), forms(g), pct(g.noOverlapShare), words(g), ev(g), pct(p.seed?.generatedVal)],
+    [
+      '',
+      'official',
+      o ? String(o.items) : '—',
+      o ? forms(o) : '—',
+      pct(o?.noOverlapShare),
+      o ? words(o) : '—',
+      o ? ev(o) : '—',
+      pct(p.seed?.official),
+    ],
     [
       '',
       'difference',
       '',
       p.formDistance === null ? '—' : `TVD ${p.formDistance.toFixed(2)}`,
       p.noOverlapGap === null ? '—' : `${(p.noOverlapGap * 100).toFixed(1)} pts`,
+      '',
       '',
       p.seed?.gap == null ? '—' : `${(p.seed.gap * 100).toFixed(1)} pts${interval(p.seed.gapInterval)}`,
     ],
@@ -39,6 +50,7 @@ export function calibrationTable(r: CalibrationReport): string {
       'items',
       'question forms (%)',
       'no content overlap',
+      'content words · in evidence',
       'evidence mean (1/2/3/4+)',
       'seed ctx recall (gap, 95% CI)',
     ],

@@ -71,7 +71,11 @@ export function objectAt(toks: readonly NlpToken[], k: number): { from: number; 
   if (toks[i]?.pos === 'VERB' && /ing$/i.test(toks[i]!.text) && !determiner) i++;
   else while (toks[i]?.pos === 'ADJ') i++;
   // "a support group yesterday": the time word is not part of the thing.
-  while (toks[i] && (toks[i]!.pos === 'NOUN' || toks[i]!.pos === 'PROPN') && !TIME_WORDS.has(toks[i]!.lemma)) i++;
+  while (toks[i] && (toks[i]!.pos === 'NOUN' || toks[i]!.pos === 'PROPN') && !TIME_WORDS.has(toks[i]!.lemma)) {
+    i++;
+    // wink splits a hyphenated compound ("stir-fry", "follow-up"): the word after an unspaced hyphen belongs to it.
+    while (toks[i]?.text === '-' && toks[i + 1] && toks[i]!.start === toks[i - 1]!.end && toks[i + 1]!.start === toks[i]!.end) i += 2;
+  }
   const to = i - 1;
   if (to < from) return undefined;
   const last = toks[to]!;
