@@ -38,9 +38,20 @@ function restorable(item: QAItem): Restorable | undefined {
     : undefined;
 }
 
-/** The item with its original wording back, and a note of the rephrasing it held back. */
+/**
+ * The item with its original wording back, and a note of the rephrasing it held back. The original is the templated
+ * question, before any situation was added (rule-based/situation.ts), so those notes go too.
+ */
 function restore(item: QAItem, r: Restorable, reader: string): QAItem {
-  const { lexicalGap, originalQuestion: _q, originalBlindAnswer: _a, ...checks } = item.checks ?? {};
+  const {
+    lexicalGap,
+    originalQuestion: _q,
+    originalBlindAnswer: _a,
+    situation: _s,
+    situationRecord: _r,
+    unsituatedQuestion: _u,
+    ...checks
+  } = item.checks ?? {};
   return {
     ...item,
     question: r.originalQuestion,

@@ -13,6 +13,7 @@ import { askedKeys } from './rule-based/contextual.ts';
 import { fillCap } from './rule-based/fill-caps.ts';
 import { RULE_BASED_GENERATOR, ruleCandidate } from './rule-based/generator.ts';
 import { createLexicalGap, LEXICAL_GAP, type LexicalGapOptions, type Rephrasing } from './rule-based/lexical-gap.ts';
+import { createSituating, SITUATION, type Situation } from './rule-based/situation.ts';
 import type { RuleContext } from './rule-based/templates.ts';
 import { locateQuote, verifySpan } from './spans.ts';
 import { reject, type RunStats } from './summary.ts';
@@ -50,11 +51,17 @@ export function createOfflineProcessor(o: OfflineProcessorOptions): BundleProces
     o.checks === false || o.lexicalGap === false
       ? undefined
       : createLexicalGap(o.graph.records, o.ctx.speakers, o.reader, o.ctx.userVoice, o.lexicalGap || {});
+  // A user's own questions are placed in their day (rule-based/situation.ts). Unchecked items have no blind gate to
+  // read a situated question with: they stay as templated.
+  const situating = o.checks === false || !o.ctx.userVoice ? undefined : createSituating(o.ctx, o.graph);
   return {
     generator: RULE_BASED_GENERATOR,
     reader: o.reader.name,
-    // The rephrasing rules' version is part of what made the items (and of the resume journal's run key).
-    prompts: gap ? { 'lexical-gap': `${LEXICAL_GAP} target ${gap.target}` } : {},
+    // The rephrasing and situating rules' versions are part of what made the items (and of the resume journal's run key).
+    prompts: {
+      ...(gap ? { 'lexical-gap': `${LEXICAL_GAP} target ${gap.target}` } : {}),
+      ...(situating ? { situation: SITUATION } : {}),
+    },
     ...(gap ? { gapTarget: gap.target } : {}),
     fillCap,
     memoSince() {
@@ -71,6 +78,7 @@ export function createOfflineProcessor(o: OfflineProcessorOptions): BundleProces
       const rng = createRng(`${o.seed}:${bundle.id}`);
       // Its own stream: rephrasing draws must not shift the templates' choices.
       const gapRng = createRng(`${o.seed}:${bundle.id}:gap`);
+      const situationRng = createRng(`${o.seed}:${bundle.id}:situation`);
       for (const type of types) {
         if (out.length >= perBundle) break;
         stats.stages.plan.in++;
@@ -168,6 +176,17 @@ export function createOfflineProcessor(o: OfflineProcessorOptions): BundleProces
           }
           reading = g.reading;
         }
+        // Then placed in its day, kept only when the same gate still passes (with the reader that read it so far).
+        let situated: Situation | undefined;
+        const unsituated = question;
+        if (situating) {
+          const s = situating.situate(question, evidenceRecords, situationRng);
+          const g = s && (await gate(s.question, situating.reader(rephrased ? gap!.reader : o.reader), false));
+          if (s && g?.ok) {
+            situated = s;
+            question = s.question;
+          } else if (g && !g.ok) reject(stats, `situation:${g.reason}`);
+        }
         out.push({
           type: cand.type,
           question,
@@ -179,7 +198,11 @@ export function createOfflineProcessor(o: OfflineProcessorOptions): BundleProces
             spansVerified: true,
             questionChecks: 'pass',
             audit: 'not-run:offline',
-            blindReader: rephrased ? gap!.reader.name : o.reader.name,
+            blindReader: situated
+              ? situating!.reader(rephrased ? gap!.reader : o.reader).name
+              : rephrased
+                ? gap!.reader.name
+                : o.reader.name,
             blindAnswer: reading.answer,
             ...(rephrased
               ? {
@@ -188,6 +211,7 @@ export function createOfflineProcessor(o: OfflineProcessorOptions): BundleProces
                   ...(originalReading ? { originalBlindAnswer: originalReading.answer } : {}),
                 }
               : {}),
+            ...(situated ? { situation: situated.phrase, situationRecord: situated.record, unsituatedQuestion: unsituated } : {}),
             bundleRecords: members.size,
             bundleExtendedBy: extra.length,
           },
