@@ -54,10 +54,10 @@ export function noContentOverlap(question: string, text: string): boolean {
   return contentCoverage(question, text).shared === 0;
 }
 
-/** A question's content words (distinct stems) and how many of them a text has. */
-export function contentCoverage(question: string, text: string): { words: number; shared: number } {
+/** A question's content words (distinct stems, or the question itself) and how many of them a text has. */
+export function contentCoverage(question: string | ReadonlySet<string>, text: string): { words: number; shared: number } {
   const ev = contentStems(text);
-  const q = contentStems(question);
+  const q = typeof question === 'string' ? contentStems(question) : question;
   let shared = 0;
   for (const s of q) if (ev.has(s)) shared++;
   return { words: q.size, shared };
@@ -167,14 +167,15 @@ export function setStats(items: readonly QAItem[], recordText: (id: string) => s
   let coverageTotal = 0;
   for (const it of items) {
     forms[questionForm(it.question)]++;
-    words += contentStems(it.question).size;
+    const stems = contentStems(it.question);
+    words += stems.size;
     const ids = [...new Set(it.evidence.map((e) => e.record))];
     evidenceTotal += ids.length;
     evidenceCounts[ids.length >= 4 ? '4+' : (String(ids.length) as '0' | '1' | '2' | '3')]++;
     const texts = ids.map(recordText).filter((t): t is string => t !== undefined);
     if (!texts.length) continue;
     withEvidence++;
-    const c = contentCoverage(it.question, texts.join('\n'));
+    const c = contentCoverage(stems, texts.join('\n'));
     if (c.shared === 0) noOverlap++;
     if (c.words) {
       covered++;

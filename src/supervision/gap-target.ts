@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { createRng } from './rng.ts';
 import type { QAItem } from '../history/record.ts';
 import { noContentOverlap } from './calibration.ts';
+import { withoutSituation } from './rule-based/situation.ts';
 
 /** What {@link holdGapToTarget} did, for the run's summary. */
 export const GapTargetReportSchema = z.object({
@@ -43,15 +44,7 @@ function restorable(item: QAItem): Restorable | undefined {
  * question, before any situation was added (rule-based/situation.ts), so those notes go too.
  */
 function restore(item: QAItem, r: Restorable, reader: string): QAItem {
-  const {
-    lexicalGap,
-    originalQuestion: _q,
-    originalBlindAnswer: _a,
-    situation: _s,
-    situationRecord: _r,
-    unsituatedQuestion: _u,
-    ...checks
-  } = item.checks ?? {};
+  const { lexicalGap, originalQuestion: _q, originalBlindAnswer: _a, ...checks } = withoutSituation(item.checks ?? {});
   return {
     ...item,
     question: r.originalQuestion,

@@ -13,7 +13,7 @@ import { askedKeys } from './rule-based/contextual.ts';
 import { fillCap } from './rule-based/fill-caps.ts';
 import { RULE_BASED_GENERATOR, ruleCandidate } from './rule-based/generator.ts';
 import { createLexicalGap, LEXICAL_GAP, type LexicalGapOptions, type Rephrasing } from './rule-based/lexical-gap.ts';
-import { createSituating, SITUATION, type Situation } from './rule-based/situation.ts';
+import { createSituating, SITUATION, situationChecks } from './rule-based/situation.ts';
 import type { RuleContext } from './rule-based/templates.ts';
 import { locateQuote, verifySpan } from './spans.ts';
 import { reject, type RunStats } from './summary.ts';
@@ -177,15 +177,18 @@ export function createOfflineProcessor(o: OfflineProcessorOptions): BundleProces
           reading = g.reading;
         }
         // Then placed in its day, kept only when the same gate still passes (with the reader that read it so far).
-        let situated: Situation | undefined;
-        const unsituated = question;
-        if (situating) {
-          const s = situating.situate(question, evidenceRecords, situationRng);
-          const g = s && (await gate(s.question, situating.reader(rephrased ? gap!.reader : o.reader), false));
-          if (s && g?.ok) {
-            situated = s;
+        let reader = rephrased ? gap!.reader : o.reader;
+        let situated: Record<string, string> = {};
+        const s = situating?.situate(question, evidenceRecords, situationRng);
+        if (s) {
+          const situatedReader = situating!.reader(reader);
+          const g = await gate(s.question, situatedReader, false);
+          if (g.ok) {
+            situated = situationChecks(s, question);
             question = s.question;
-          } else if (g && !g.ok) reject(stats, `situation:${g.reason}`);
+            reader = situatedReader;
+            reading = g.reading;
+          } else reject(stats, `situation:${g.reason}`);
         }
         out.push({
           type: cand.type,
@@ -198,11 +201,7 @@ export function createOfflineProcessor(o: OfflineProcessorOptions): BundleProces
             spansVerified: true,
             questionChecks: 'pass',
             audit: 'not-run:offline',
-            blindReader: situated
-              ? situating!.reader(rephrased ? gap!.reader : o.reader).name
-              : rephrased
-                ? gap!.reader.name
-                : o.reader.name,
+            blindReader: reader.name,
             blindAnswer: reading.answer,
             ...(rephrased
               ? {
@@ -211,7 +210,7 @@ export function createOfflineProcessor(o: OfflineProcessorOptions): BundleProces
                   ...(originalReading ? { originalBlindAnswer: originalReading.answer } : {}),
                 }
               : {}),
-            ...(situated ? { situation: situated.phrase, situationRecord: situated.record, unsituatedQuestion: unsituated } : {}),
+            ...situated,
             bundleRecords: members.size,
             bundleExtendedBy: extra.length,
           },

@@ -39,6 +39,17 @@ export interface Situation {
   record: string;
 }
 
+/** The checks fields an item keeps of its situation (what was added, from which record, the question before). */
+export function situationChecks(s: Situation, unsituated: string): Record<string, string> {
+  return { situation: s.phrase, situationRecord: s.record, unsituatedQuestion: unsituated };
+}
+
+/** An item's checks without its situation's fields (its question given back its templated wording). */
+export function withoutSituation<T extends Record<string, unknown>>(checks: T): T {
+  const { situation: _s, situationRecord: _r, unsituatedQuestion: _u, ...rest } = checks;
+  return rest as T;
+}
+
 /** The situating step of the offline generator. */
 export interface Situating {
   /** The question with the day it is about placed by another thing the user did then, or undefined. */
@@ -57,12 +68,6 @@ export interface Situating {
  * and only when every evidence record is of that conversation.
  */
 export function createSituating(ctx: RuleContext, graph: RecordGraph, share = SITUATION_SHARE): Situating {
-  const byThread = new Map<string, number[]>();
-  graph.threadOf.forEach((t, i) => {
-    const list = byThread.get(t) ?? [];
-    list.push(i);
-    byThread.set(t, list);
-  });
   // The user's events named once in the history (read on first use: the clause index covers the whole history).
   let once: Set<Clause> | undefined;
   return {
@@ -79,7 +84,7 @@ export function createSituating(ctx: RuleContext, graph: RecordGraph, share = SI
       const asked = contentStems(question);
       once ??= new Set(anchors(ctx, 'the user').map((x) => x.c));
       const options: Array<{ phrase: string; record: string }> = [];
-      for (const k of byThread.get(thread) ?? []) {
+      for (const k of graph.threads.get(thread) ?? []) {
         if (at.includes(k)) continue;
         for (const s of ctx.clauses().of(k)) {
           const phrase = pastPhrase(s.c);
