@@ -110,7 +110,7 @@ describe('LLM generation pipeline against a scripted OpenAI-compatible server', 
     expect(summary.tokens.promptPerKept).toBe(summary.tokens.prompt);
     expect(summary.prompts).toEqual({
       planner: 'planner@3',
-      questioner: 'questioner@3',
+      questioner: 'questioner@4',
       auditor: 'auditor@1',
       reader: 'reader@1',
       'lexical-gap': `lexical-gap@4 share ${LLM_GAP_SHARE}`,

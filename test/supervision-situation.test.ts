@@ -3,6 +3,7 @@ import type { SourceRecord } from '../sandbox/contract.ts';
 import type { BlindReader } from '../src/supervision/blind-recovery.ts';
 import { DEFAULT_SOURCE } from '../src/history/default-source.ts';
 import { loadHistories } from '../src/history/load.ts';
+import { resolveDates } from '../src/text/resolve-dates.ts';
 import { generateSupervision } from '../src/supervision/generate.ts';
 import { buildRecordGraph } from '../src/supervision/record-graph.ts';
 import { createRng } from '../src/supervision/rng.ts';
@@ -25,10 +26,16 @@ const day = [
 const graph = buildRecordGraph(day);
 const ctx = createRuleContext(graph);
 const always = createSituating(ctx, graph, 1);
+const item = (question: string, evidence: string[], answer = 'iFixit kit', answerType: 'text' | 'date' = 'text') => ({
+  question,
+  answer,
+  answerType,
+  evidence,
+});
 
 describe('placing a question in its day', () => {
   it('adds another thing the user did in the same conversation, from a record that is not evidence', () => {
-    const s = always.situate('Which kit did I use?', ['K:1'], createRng(1));
+    const s = always.situate(item('Which kit did I use?', ['K:1']), createRng(1));
     expect(s).toEqual({
       question: expect.stringMatching(/^Which kit did I use, (?:the same day I|the day I also|on the day I) bought some wild garlic\?$/),
       phrase: 'bought some wild garlic',
@@ -36,13 +43,52 @@ describe('placing a question in its day', () => {
     });
   });
 
-  it('never for yes/no or a choice, evidence across conversations, or a situation repeating the question', () => {
-    expect(always.situate('Did I repair the rear tire?', ['K:1'], createRng(1))).toBeUndefined();
-    expect(always.situate('Which came up more, A or B?', ['K:1'], createRng(1))).toBeUndefined();
-    expect(always.situate('Which kit did I use?', ['K:1', 'L:1'], createRng(1))).toBeUndefined();
-    expect(always.situate('Where did I buy the wild garlic?', ['K:1'], createRng(1))).toBeUndefined();
+  it('puts it in place of the date a question named, in the user’s own voice', () => {
+    const s = always.situate(
+      item('After the user talked about the tire on 4 May 2024, which kit did the assistant mention?', ['K:1']),
+      createRng(1),
+    );
+    expect(s?.question).toMatch(
+      /^After I talked about the tire (?:on the day I|the same day I) bought some wild garlic, which kit did you mention\?$/,
+    );
+    const m = always.situate(item('What kit did the assistant mention in May 2024?', ['K:1']), createRng(2));
+    expect(m?.question).toMatch(/^What kit did you mention (?:on the day I|the same day I) bought some wild garlic\?$/);
+    // Two dates, or another time named besides the date phrase, are left as they are.
+    expect(always.situate(item('What kit did I use on 4 May 2024 and in May 2024?', ['K:1']), createRng(1))).toBeUndefined();
+    expect(always.situate(item('What kit did I use in 2024?', ['K:1']), createRng(1))).toBeUndefined();
+  });
+
+  it('places a day asked for by another day, before or after it, never by the same day', () => {
+    const s = always.situate(item('When did I repair the rear tire?', ['K:1'], '4 May 2024', 'date'), createRng(1));
+    expect(s).toEqual({
+      question: expect.stringMatching(/^When did I repair the rear tire, (?:some time )?before I visited the Humboldt Forum\?$/),
+      phrase: 'visited the Humboldt Forum',
+      record: 'L:1',
+    });
+    const a = always.situate(item('On which day did the user talk about the Humboldt Forum?', ['L:1'], '9 May 2024', 'date'), createRng(1));
+    expect(a?.question).toMatch(
+      /^On which day did I talk about the Humboldt Forum, (?:some time )?after I (?:repaired the rear tire|bought some wild garlic)\?$/,
+    );
+    // Only a day: a month answer cannot be ordered against a day.
+    expect(always.situate(item('When did I repair the rear tire?', ['K:1'], 'May 2024', 'date'), createRng(1))).toBeUndefined();
+  });
+
+  it('never for yes/no, a choice, evidence across conversations, or a situation repeating the question', () => {
+    expect(always.situate(item('Did I repair the rear tire?', ['K:1']), createRng(1))).toBeUndefined();
+    expect(always.situate(item('Which came up more, A or B?', ['K:1']), createRng(1))).toBeUndefined();
+    expect(always.situate(item('Which kit did I use?', ['K:1', 'L:1']), createRng(1))).toBeUndefined();
+    expect(always.situate(item('Where did I buy the wild garlic?', ['K:1']), createRng(1))).toBeUndefined();
     // Nothing else said in that conversation.
-    expect(always.situate('Which place did I visit?', ['L:1'], createRng(1))).toBeUndefined();
+    expect(always.situate(item('Which place did I visit?', ['L:1']), createRng(1))).toBeUndefined();
+  });
+
+  it('only from the same day: a conversation that runs past midnight does not lend its next day', () => {
+    const late = [
+      ua('N:1', '2024-05-04T23:50:00', 'Tonight I repaired the rear tire with the iFixit kit.'),
+      ua('N:2', '2024-05-05T00:20:00', 'Then I bought some wild garlic online.'),
+    ];
+    const g = buildRecordGraph(late);
+    expect(createSituating(createRuleContext(g), g, 1).situate(item('Which kit did I use?', ['N:1']), createRng(1))).toBeUndefined();
   });
 
   it('only in a user’s own history, and at its share', () => {
@@ -51,17 +97,17 @@ describe('placing a question in its day', () => {
       turn('S:2', 'Ana', '2024-05-04T10:00:00', 's', 'This afternoon I bought some wild garlic.'),
     ];
     const g = buildRecordGraph(chat);
-    expect(createSituating(createRuleContext(g), g, 1).situate('Which tire did Ana repair?', ['S:1'], createRng(1))).toBeUndefined();
+    expect(createSituating(createRuleContext(g), g, 1).situate(item('Which tire did Ana repair?', ['S:1']), createRng(1))).toBeUndefined();
     const never = createSituating(ctx, graph, 0);
-    expect(never.situate('Which kit did I use?', ['K:1'], createRng(1))).toBeUndefined();
+    expect(never.situate(item('Which kit did I use?', ['K:1']), createRng(1))).toBeUndefined();
     const half = createSituating(ctx, graph, 0.5);
     const rng = createRng(7);
-    const placed = Array.from({ length: 200 }, () => half.situate('Which kit did I use?', ['K:1'], rng)).filter(Boolean).length;
+    const placed = Array.from({ length: 200 }, () => half.situate(item('Which kit did I use?', ['K:1']), rng)).filter(Boolean).length;
     expect(placed).toBeGreaterThan(70);
     expect(placed).toBeLessThan(130);
   });
 
-  it('the blind reader reads the question without its situation', async () => {
+  it('the blind reader reads the question as it was before', async () => {
     const seen: string[] = [];
     const base: BlindReader = {
       name: 'fake',
@@ -70,16 +116,20 @@ describe('placing a question in its day', () => {
         return { answerable: true, answer: 'iFixit kit', citations: ['K:1'] };
       },
     };
-    const reader = always.reader(base);
-    expect(reader.name).toBe('fake+situation@1');
-    for (const lead of ['the same day I', 'the day I also', 'on the day I'])
-      await reader.read({ question: `Which kit did I use, ${lead} bought some wild garlic?`, answerType: 'text', records: day });
-    expect(seen).toEqual(['Which kit did I use?', 'Which kit did I use?', 'Which kit did I use?']);
+    const situating = createSituating(ctx, graph, 1);
+    const reader = situating.reader(base);
+    expect(reader.name).toBe('fake+situation@2');
+    const asked = ['Which kit did I use?', 'After the user talked about the tire on 4 May 2024, which kit did the assistant mention?'];
+    for (const [i, q] of asked.entries()) {
+      const s = situating.situate(item(q, ['K:1']), createRng(i));
+      await reader.read({ question: s!.question, answerType: 'text', records: day });
+    }
+    expect(seen).toEqual(asked);
   });
 });
 
 describe('the offline generator places questions in their day', () => {
-  it('on the embedded persona: situated items name another record of the evidence’s conversation, gated and noted', async () => {
+  it('on the embedded persona: situated items name a record that is not evidence, of the same day or on the side they say', async () => {
     const [h] = await loadHistories(DEFAULT_SOURCE);
     const { items } = await generateSupervision(h!, { mode: 'offline', n: 60, seed: 1 });
     const g = buildRecordGraph(h!.records);
@@ -88,14 +138,31 @@ describe('the offline generator places questions in their day', () => {
     expect(situated.length).toBeLessThan(items.length);
     for (const it of situated) {
       const c = it.checks!;
-      expect(it.question).toMatch(/, (?:the same day I|the day I also|on the day I) [^?]+\?$/);
-      expect(it.question.startsWith(String(c.unsituatedQuestion).slice(0, -1))).toBe(true);
-      expect(it.question.endsWith(`${c.situation}?`)).toBe(true);
-      expect(String(c.blindReader)).toMatch(/\+situation@1$/);
+      expect(it.question).toContain(String(c.situation));
+      expect(it.question).not.toMatch(/\bthe (?:user|assistant)\b/);
+      expect(it.question).not.toMatch(/\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\b/);
+      expect(String(c.blindReader)).toMatch(/\+situation@2$/);
       const record = String(c.situationRecord);
       expect(it.evidence.map((e) => e.record)).not.toContain(record);
-      const thread = g.threadOf[g.index.get(record)!];
-      for (const e of it.evidence) expect(g.threadOf[g.index.get(e.record)!]).toBe(thread);
+      const at = g.index.get(record)!;
+      const situationDay = g.records[at]!.time!.slice(0, 10);
+      if (it.answerType === 'date') {
+        // Another day, on the side the question says.
+        const asked = resolveDates(it.answer)[0]!.date;
+        expect(it.question).toMatch(/, (?:some time )?(?:before|after) I [^?]+\?$/);
+        expect(situationDay > asked).toBe(/, (?:some time )?before I /.test(it.question));
+        expect(situationDay).not.toBe(asked);
+      } else {
+        expect(it.question).toMatch(/(?:the same day I|the day I also|on the day I) /);
+        for (const e of it.evidence) {
+          const k = g.index.get(e.record)!;
+          expect(g.threadOf[k]).toBe(g.threadOf[at]);
+          expect(g.records[k]!.time!.slice(0, 10)).toBe(situationDay);
+        }
+      }
     }
+    // Both kinds occur on the embedded persona.
+    expect(situated.some((it) => it.answerType === 'date')).toBe(true);
+    expect(situated.some((it) => it.answerType !== 'date')).toBe(true);
   });
 });

@@ -179,7 +179,10 @@ export function createOfflineProcessor(o: OfflineProcessorOptions): BundleProces
         // Then placed in its day, kept only when the same gate still passes (with the reader that read it so far).
         let reader = rephrased ? gap!.reader : o.reader;
         let situated: Record<string, string> = {};
-        const s = situating?.situate(question, evidenceRecords, situationRng);
+        const s = situating?.situate(
+          { question, answer: cand.plan.answer, answerType: cand.plan.answerType, evidence: evidenceRecords },
+          situationRng,
+        );
         if (s) {
           const situatedReader = situating!.reader(reader);
           const g = await gate(s.question, situatedReader, false);

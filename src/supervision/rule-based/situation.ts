@@ -1,30 +1,48 @@
+import type { AnswerType } from '../../history/record.ts';
 import type { BlindReader } from '../blind-recovery.ts';
 import type { RecordGraph } from '../record-graph.ts';
 import type { Rng } from '../rng.ts';
+import { resolveDates } from '../../text/resolve-dates.ts';
 import { contentStems } from '../calibration.ts';
 import { aspectOf } from './clause-index.ts';
-import { anchors } from './families.ts';
+import { anchors, eventDayIn } from './families.ts';
 import type { Clause } from './clauses.ts';
 import type { RuleContext } from './rule-context.ts';
 
 /** Version of the situating step: part of what made the items (and of the resume journal's run key). */
-export const SITUATION = 'situation@1';
+export const SITUATION = 'situation@2';
 
 /**
  * Share of the eligible questions of a user–assistant history placed in their day: all of them. On the RHELM
  * development personas their own questions have 13.6 content words of which 41% are in the evidence, the templated
- * ones 6 and two thirds; placing every eligible one (a ninth of a set) still leaves them shorter and closer to
- * their evidence (bench/results/2026-12-03-coverage).
+ * ones 6 and two thirds; placing every eligible one (a third of a set) still leaves them shorter and closer to
+ * their evidence, 6.6 words and 56% (bench/results/2026-12-03-situated-days).
  */
 export const SITUATION_SHARE = 1;
 
 /** How a question names its day by something else the user did (one drawn per question). */
 const LEADS = [', the same day I ', ', the day I also ', ', on the day I '] as const;
-const SITUATED = /, (?:the same day I|the day I also|on the day I) [^?]*\?$/;
+/** How a situation takes the place of the date a question named ("… on 27 July 2024" → "… on the day I …"). */
+const IN_PLACE = [' on the day I ', ' the same day I '] as const;
+const MONTHS = 'January|February|March|April|May|June|July|August|September|October|November|December';
+/** The one date phrase a templated question names its time with: "on 27 July 2024", "in August 2024". */
+const DATE_PHRASE = new RegExp(` (?:on \\d{1,2} (?:${MONTHS}) \\d{4}|in (?:${MONTHS}) \\d{4})(?=[ ,?])`, 'g');
+/**
+ * How a question whose answer is a day is placed by another day: two days apart at least (an event told "yesterday"
+ * is dated a day off), within a month (people place a day by what was near it, not by last year's keynote).
+ */
+const near = (a: string, b: string) => {
+  const apart = Math.abs(days(a) - days(b));
+  return apart >= 2 && apart <= 31;
+};
+const BEFORE = [', before I ', ', some time before I '] as const;
+const AFTER = [', after I ', ', some time after I '] as const;
+/** Questions that ask for a day: "When did I …?", "On which day did you talk about …?". */
+const ASKS_DAY = /^(?:When|On which day) did /;
 /** Question forms a situation may follow: lookups, not yes/no (it would join a second claim) or a choice. */
-const SITUABLE = /^(?:What|Which|When|Who|Where|How|After|On which)\b/;
-/** A question that already names its time ("in May 2024", "on 3 January 2024") needs no day placed again. */
-const DATED = /\b(?:January|February|March|April|May|June|July|August|September|October|November|December|\d{4}-\d{2}(?:-\d{2})?)\b/;
+const SITUABLE = /^(?:What|Which|Who|Where|How|After|Right before)\b/;
+/** Any other time a question names ("in 2024", "2024-05-04"): placing a day next to it would say it twice. */
+const DATED = new RegExp(`\\b(?:${MONTHS}|\\d{4})\\b`);
 /** Heads that say how long or how much, not what was done ("spent a while", "made some progress"). */
 const VAGUE = new Set('while stretch progress moment break look note step steps effort attempt sight track care bed'.split(' '));
 /** Verbs whose first object is a person, the thing given left out ("sent Sofia …"). */
@@ -50,63 +68,122 @@ export function withoutSituation<T extends Record<string, unknown>>(checks: T): 
   return rest as T;
 }
 
+/** What the situating step reads of an item. */
+export interface SituableItem {
+  question: string;
+  answer: string;
+  /** A day answer is placed by another day: a same-day situation's own record would give the day away. */
+  answerType: AnswerType;
+  /** The evidence record ids. */
+  evidence: readonly string[];
+}
+
 /** The situating step of the offline generator. */
 export interface Situating {
   /** The question with the day it is about placed by another thing the user did then, or undefined. */
-  situate(question: string, evidence: readonly string[], rng: Rng): Situation | undefined;
-  /** A blind reader for situated questions: the situation set aside, `base` reads the rest. */
+  situate(item: SituableItem, rng: Rng): Situation | undefined;
+  /** A blind reader for the questions this step situated: it reads the question as it was before. */
   reader(base: BlindReader): BlindReader;
 }
 
 /**
- * People place a memory by what else happened then: "Which tracker did I use during my recent retreat?", "Which
- * herb did I get from Frau Lehmann during the same market visit …?". A templated question names only what its
- * evidence says, so nearly every word of it points at the evidence, and a retriever finds it easily. This step adds
- * "…, the same day I met up with Leila?": another thing the user said they did in the same conversation (a dated
- * session), from a record that is not evidence. Its words point away from the evidence, as a real question's do; it
- * changes no answer. Only for a user's own history (the one-day-per-conversation histories this was measured on),
- * and only when every evidence record is of that conversation.
+ * People place a memory by what else happened then: "Which tracker did I use during my recent retreat?", "On which
+ * date was my midweek lunch first affected by a power cut, prior to the later occasion when my wrap was
+ * unavailable?". A templated question names only what its evidence says (and its date), so nearly every word of it
+ * points at the evidence, and a retriever finds it easily. This step places it by another thing the user said they
+ * did, named once in the history, from a record that is not evidence:
+ * - on the same day, from the evidence's conversation: appended ("Which kit did I use, the same day I met up with
+ *   Leila?") or in place of the date the template named ("After I talked about the projector on the day I arrived
+ *   at the Humboldt Forum, which name did you mention?");
+ * - when the answer is a date (the same day's event would give it away), on another day, before or after:
+ *   "When did I repair the rear tire, some time before I flew to Lisbon?".
+ * Its words point away from the evidence, as a real question's do; it changes no answer. Such a question is asked
+ * in the user's own voice ("I", "you" for the assistant), as RHELM's are. Only for a user's own history (the
+ * one-day-per-conversation histories this was measured on), and only when all evidence is of one conversation and day.
  */
 export function createSituating(ctx: RuleContext, graph: RecordGraph, share = SITUATION_SHARE): Situating {
-  // The user's events named once in the history (read on first use: the clause index covers the whole history).
-  let once: Set<Clause> | undefined;
+  // The user's events named once in the history with their day and phrase (read on first use: the clause index
+  // covers the whole history). Something done once marks a day; a routine ("settled into my study") does not.
+  let events: Array<{ i: number; day: string; phrase: string }> | undefined;
+  const known = () =>
+    (events ??= anchors(ctx, 'the user').flatMap((s) => {
+      const phrase = pastPhrase(s.c);
+      const day = eventDayIn(graph.records, s);
+      // Said of the record's own day: "yesterday I …" would place the wrong one.
+      return phrase && day && day.length === 10 && day === dayOf(graph.records[s.i]!.time) ? [{ i: s.i, day, phrase }] : [];
+    }));
+  // Situated question → the question it was: what the blind reader reads.
+  const before = new Map<string, string>();
   return {
-    situate(question, evidence, rng) {
+    situate({ question, answer, answerType, evidence }, rng) {
       if (!ctx.userVoice || rng.next() >= share) return undefined;
-      if (!SITUABLE.test(question) || !question.endsWith('?') || / or /.test(question) || SITUATED.test(question)) return undefined;
-      // A past event's question, in the user's own voice: "What is my main concern, on the day I …?" places nothing,
-      // and "… did the user talk about …, the same day I …" would change who is speaking mid-question.
-      if (DATED.test(question) || !/ did /.test(question) || /\bthe user\b/.test(question)) return undefined;
+      if (!question.endsWith('?') || / or /.test(question) || before.has(question)) return undefined;
+      // A past event's question: "What is my main concern, on the day I …?" places nothing.
+      // The day asked for, as answered ("30 October 2024"): the event may be told on a later day ("yesterday I …").
+      const answered = answerType === 'date' ? resolveDates(answer)[0]?.date : undefined;
+      const dated = answerType === 'date';
+      if (dated && answered?.length !== 10) return undefined;
+      if (!(dated ? ASKS_DAY : SITUABLE).test(question) || !/ did /.test(question)) return undefined;
+      const dates = question.match(DATE_PHRASE) ?? [];
+      if (dates.length > (dated ? 0 : 1) || DATED.test(question.replace(DATE_PHRASE, ''))) return undefined;
+      const voiced = ownVoice(question);
+      if (voiced === undefined) return undefined;
       const at = evidence.map((id) => graph.index.get(id));
       if (!at.length || at.some((i) => i === undefined)) return undefined;
       const thread = graph.threadOf[at[0]!]!;
-      if (at.some((i) => graph.threadOf[i!] !== thread)) return undefined;
+      const day = dayOf(graph.records[at[0]!]!.time);
+      if (!day || at.some((i) => graph.threadOf[i!] !== thread || dayOf(graph.records[i!]!.time) !== day)) return undefined;
       const asked = contentStems(question);
-      once ??= new Set(anchors(ctx, 'the user').map((x) => x.c));
-      const options: Array<{ phrase: string; record: string }> = [];
-      for (const k of graph.threads.get(thread) ?? []) {
-        if (at.includes(k)) continue;
-        for (const s of ctx.clauses().of(k)) {
-          const phrase = pastPhrase(s.c);
-          // Something the user did once in the history marks a day; a routine ("settled into my study") does not.
-          if (!phrase || s.c.who !== 'the user' || !once.has(s.c)) continue;
+      const options = known().filter(
+        (e) =>
+          !at.includes(e.i) &&
+          (dated ? near(e.day, answered!) : graph.threadOf[e.i] === thread && e.day === day) &&
           // Its words must add to the question's, not repeat them.
-          if ([...contentStems(phrase)].some((w) => asked.has(w))) continue;
-          options.push({ phrase, record: graph.records[k]!.id });
-        }
-      }
+          ![...contentStems(e.phrase)].some((w) => asked.has(w)),
+      );
       if (!options.length) return undefined;
       const o = options[rng.int(options.length)]!;
-      const lead = LEADS[rng.int(LEADS.length)]!;
-      return { question: `${question.slice(0, -1)}${lead}${o.phrase}?`, phrase: o.phrase, record: o.record };
+      const pick = <T>(xs: readonly T[]) => xs[rng.int(xs.length)]!;
+      const situated = dated
+        ? `${voiced.slice(0, -1)}${pick(o.day > answered! ? BEFORE : AFTER)}${o.phrase}?`
+        : dates.length
+          ? voiced.replace(DATE_PHRASE, `${pick(IN_PLACE)}${o.phrase}`)
+          : `${voiced.slice(0, -1)}${pick(LEADS)}${o.phrase}?`;
+      before.set(situated, question);
+      return { question: situated, phrase: o.phrase, record: graph.records[o.i]!.id };
     },
     reader(base) {
       return {
         name: `${base.name}+${SITUATION}`,
-        read: (input) => base.read({ ...input, question: input.question.replace(SITUATED, '?') }),
+        read: (input) => base.read({ ...input, question: before.get(input.question) ?? input.question }),
       };
     },
   };
+}
+
+/** Days since the epoch of an ISO day. */
+function days(iso: string): number {
+  return Date.parse(`${iso}T00:00:00Z`) / 86_400_000;
+}
+
+/** The calendar day of a record's time, or undefined when it has none. */
+function dayOf(time: string | undefined): string | undefined {
+  return time && /^\d{4}-\d{2}-\d{2}/.test(time) ? time.slice(0, 10) : undefined;
+}
+
+/**
+ * A question about "the user" and "the assistant" as the user asks it ("After I talked about …, which name did you
+ * mention?"). The templates put them only before a past or bare verb ("did the user mention", "the assistant
+ * shared"), which reads the same in any person; anything else (a possessive) is left undefined.
+ */
+function ownVoice(question: string): string | undefined {
+  if (/\b(?:the )?(?:user|assistant)'s\b/i.test(question)) return undefined;
+  const q = question
+    .replace(/^The user\b/, 'I')
+    .replace(/^The assistant\b/, 'You')
+    .replace(/\bthe user\b/g, 'I')
+    .replace(/\bthe assistant\b/g, 'you');
+  return /\b(?:user|assistant)\b/i.test(q) ? undefined : q;
 }
 
 /** "met up with Leila", "fixed the bike": a simple-past clause as said, or undefined for any other. */
