@@ -2,7 +2,7 @@
  * The feedback ablation's arms as the proposer sees them: 'random' hands it sampled failures and no diagnosis,
  * 'diagnosis' hands it the parent's training diagnosis (the offline proposer's only signal).
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createArchive } from '../src/archive/index.ts';
@@ -26,7 +26,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await pool?.close();
-  if (run) rmSync(run.dir, { recursive: true, force: true });
 });
 
 /** Runs two iterations with `mode` and returns what the (offline) proposer was given each time. */

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runBench } from '../src/experiments/run-bench.ts';
 import type { BenchEvent } from '../src/experiments/context.ts';
@@ -9,8 +8,9 @@ import { ArtefactIndexSchema } from '../src/experiments/artefacts.ts';
 import { DEFAULT_DATA_DIR } from '../src/history/default-source.ts';
 import { main } from '../src/cli/main.ts';
 import { captureIO } from '../src/cli/io.ts';
+import { tempDir } from './helpers/temp-dir.ts';
 
-const tmp = () => mkdtempSync(join(tmpdir(), 'memsteer-bench-'));
+const tmp = () => tempDir('memsteer-bench-');
 
 function readResult(out: string, name: string): ExperimentResult {
   return ExperimentResultSchema.parse(JSON.parse(readFileSync(join(out, `${name}.json`), 'utf8')));

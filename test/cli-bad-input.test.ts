@@ -12,19 +12,18 @@ import {
   existsSync,
   linkSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { captureIO } from '../src/cli/io.ts';
 import { main } from '../src/cli/main.ts';
+import { tempDir } from './helpers/temp-dir.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const FIXTURE = resolve(REPO, 'test', 'fixtures', 'history', 'records.jsonl');
@@ -205,7 +204,7 @@ const CASES: Case[] = [
 
 describe('bad input is refused before any work, with one coded line', () => {
   beforeAll(() => {
-    T = mkdtempSync(join(tmpdir(), 'memsteer-bad-input-'));
+    T = tempDir('memsteer-bad-input-');
     copyFileSync(FIXTURE, join(T, 'history.jsonl'));
     linkSync(join(T, 'history.jsonl'), join(T, 'hardlink.jsonl'));
     symlinkSync(join(T, 'history.jsonl'), join(T, 'symlink.jsonl'));

@@ -3,9 +3,9 @@
  * supervision, RNG seed and budget; both trajectories, final scores and the paired bootstrap CI of the difference
  * on the official QA; compare.json written and valid. Also the best-so-far trajectory on its own.
  */
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { CompareReportSchema, DEFAULT_COMPARE_SEED, runCompare, trajectoryOf, type CompareReport } from '../src/optimize/compare.ts';
 import type { OptimizeReport, SplitScores } from '../src/optimize/run-optimize.ts';
 import { renderDifferences, renderTrajectories } from '../src/cli/commands/compare.ts';
@@ -16,10 +16,6 @@ let run: DefaultRun;
 beforeAll(async () => {
   run = await prepareDefaultRun('compare', 80);
 }, 120_000);
-
-afterAll(() => {
-  if (run) rmSync(run.dir, { recursive: true, force: true });
-});
 
 describe('runCompare offline on the embedded default', () => {
   let report: CompareReport;

@@ -3,9 +3,9 @@
  * search, but every proposal is a set-constant edit of a config knob and every archived program is the seed with
  * another config.
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { openArchive } from '../src/archive/index.ts';
 import { CONFIG_NAMES, configSpaceProblems, readConfig } from '../src/optimize/config-space.ts';
 import { runOptimize, type OptimizeReport } from '../src/optimize/run-optimize.ts';
@@ -19,10 +19,6 @@ let run: DefaultRun;
 beforeAll(async () => {
   run = await prepareDefaultRun('config-search', 80);
 }, 120_000);
-
-afterAll(() => {
-  if (run) rmSync(run.dir, { recursive: true, force: true });
-});
 
 describe('runOptimize with space: config', () => {
   let report: OptimizeReport;

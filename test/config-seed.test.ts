@@ -3,7 +3,7 @@
  * and documents): with its defaults it ranks and delivers exactly what Base-BM25 does, and configs that turn every
  * feature on run without a stage failure, within the budget, and change what is delivered.
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyEdits } from '../src/design/apply-edits.ts';
@@ -32,7 +32,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await pool?.close();
-  if (run) rmSync(run.dir, { recursive: true, force: true });
 });
 
 async function tracesOf(source: string): Promise<QuestionTrace[]> {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { main } from '../src/cli/main.ts';
@@ -9,6 +8,7 @@ import { EvalReportSchema } from '../src/cli/commands/eval.ts';
 import { QuestionTraceSchema } from '../src/scoring/trace-schema.ts';
 import { loadHistories } from '../src/history/load.ts';
 import { readJsonl } from '../src/util/jsonl.ts';
+import { tempDir } from './helpers/temp-dir.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const SEED = resolve(REPO, 'seeds', 'base-bm25.ts');
@@ -22,7 +22,7 @@ async function memsteer(...args: string[]) {
   return { code, ...io };
 }
 
-const tmp = () => mkdtempSync(join(tmpdir(), 'memsteer-eval-'));
+const tmp = () => tempDir('memsteer-eval-');
 
 describe.skipIf(!existsSync(LOCOMO))('memsteer eval on one LoCoMo conversation', () => {
   it('--json: scores the slice, reports R@k, context recall, LoCoMo F1 per category, and writes valid traces', async () => {

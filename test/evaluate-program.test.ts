@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { SourceRecord } from '../sandbox/contract.ts';
@@ -9,6 +8,7 @@ import { createEvalPool, evaluateProgram, type EvalPool } from '../src/evaluate/
 import { evalAnswererFrom, evalScorerFrom, summarizeTraces } from '../src/evaluate/eval-adapters.ts';
 import type { CompiledProgram } from '../src/isolate/sandbox-api.ts';
 import type { History, QAItem } from '../src/history/record.ts';
+import { tempDir } from './helpers/temp-dir.ts';
 
 const FIX = fileURLToPath(new URL('./fixtures/', import.meta.url));
 const records = JSON.parse(readFileSync(join(FIX, 'designs', 'records-20.json'), 'utf8')) as SourceRecord[];
@@ -148,7 +148,7 @@ describe('evaluateProgram', () => {
   });
 
   it('caches results on disk by program, histories, questions, answerer and budget', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'memsteer-evalcache-'));
+    const dir = tempDir('memsteer-evalcache-');
     const first = await run(programs.tiny!, { cacheDir: dir });
     expect(first.cached).toBe(false);
     const again = await run(programs.tiny!, { cacheDir: dir });

@@ -5,10 +5,10 @@
  * for undated questions (one memory) and dated ones (one memory per visible record set).
  */
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { openArchive } from '../src/archive/index.ts';
 import { compileDesign } from '../src/design/compile.ts';
 import { cutoffInstant, recordInstant } from '../src/evaluate/date-filter.ts';
@@ -130,10 +130,6 @@ beforeAll(async () => {
   };
   await Promise.all([evaluate(), runApp('sandbox'), runApp('in-process')]);
 }, 600_000);
-
-afterAll(() => {
-  if (run) rmSync(run.dir, { recursive: true, force: true });
-});
 
 describe('an exported design in a separate app', () => {
   it("exports the run's best program with its provenance and scores", () => {

@@ -2,8 +2,7 @@
  * Degraded input is counted, never silent: loaders return warnings (undated or dropped LoCoMo sessions, invalid
  * UTF-8), question files are checked against the records, every command prints them, and --strict refuses them.
  */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -15,6 +14,7 @@ import { decodeUtf8 } from '../src/history/read-json.ts';
 import { HistoriesSummarySchema } from '../src/history/summary.ts';
 import { QAItemSchema } from '../src/history/record.ts';
 import { unknownEvidenceWarnings } from '../src/history/warnings.ts';
+import { tempDir } from './helpers/temp-dir.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const FIX = resolve(REPO, 'test', 'fixtures', 'history');
@@ -55,7 +55,7 @@ describe('loaders count degraded input', () => {
   });
 
   it('JSONL: only the history whose lines held invalid bytes is charged, with the number of replacements', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'memsteer-warn-'));
+    const dir = tempDir('memsteer-warn-');
     const file = join(dir, 'records.jsonl');
     const good = Buffer.from('{"history":"ok","id":"o1","kind":"note","text":"clean text"}\n');
     const bad = Buffer.concat([
@@ -95,7 +95,7 @@ describe('question files whose evidence ids match no record', () => {
   });
 
   it('convert --history prints the counted warning on stderr and still writes', async () => {
-    const out = join(mkdtempSync(join(tmpdir(), 'memsteer-warn-')), 'plain.jsonl');
+    const out = join(tempDir('memsteer-warn-'), 'plain.jsonl');
     const r = await run('convert', QUESTIONS, '--to', 'plain', '--history', `jsonl:${RECORDS}`, '--out', out);
     expect(r.exit).toBe(0);
     expect(r.stderr).toBe(
@@ -135,7 +135,7 @@ describe('commands print the warnings; inspect lists them; --strict refuses them
   });
 
   it('eval --strict refuses before any work and writes nothing', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'memsteer-warn-'));
+    const dir = tempDir('memsteer-warn-');
     const traces = join(dir, 'traces.jsonl');
     const r = await run('eval', '--history', `locomo:${DEGRADED}`, '--design', SEED, '--traces', traces, '--strict');
     expect(r.exit).not.toBe(0);
@@ -145,7 +145,7 @@ describe('commands print the warnings; inspect lists them; --strict refuses them
   });
 
   it('eval --strict refuses a questions file with unknown evidence ids', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'memsteer-warn-'));
+    const dir = tempDir('memsteer-warn-');
     const traces = join(dir, 'traces.jsonl');
     const argv = ['eval', '--history', `jsonl:${RECORDS}`, '--design', SEED, '--questions', QUESTIONS, '--traces', traces];
     const r = await run(...argv, '--strict');
@@ -154,7 +154,7 @@ describe('commands print the warnings; inspect lists them; --strict refuses them
   });
 
   it('optimize --resume --strict checks the inputs its manifest recorded, before touching the run', async () => {
-    const runDir = mkdtempSync(join(tmpdir(), 'memsteer-warn-run-'));
+    const runDir = tempDir('memsteer-warn-run-');
     const manifest = `${JSON.stringify({ config: { history: `locomo:${DEGRADED}`, supervision: QUESTIONS } })}\n`;
     writeFileSync(join(runDir, 'manifest.json'), manifest);
     const r = await run('optimize', '--resume', runDir, '--strict');

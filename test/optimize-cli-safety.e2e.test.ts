@@ -4,9 +4,9 @@
  * write it: one is refused with E_RUN_LOCKED naming the other's pid, and the run stays readable and resumable.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { RUN_LOCK_FILE, openArchive } from '../src/archive/index.ts';
 import { captureIO } from '../src/cli/io.ts';
 import { main } from '../src/cli/main.ts';
@@ -20,10 +20,6 @@ let run: DefaultRun;
 beforeAll(async () => {
   run = await prepareDefaultRun('optimize-cli-safety', 60);
 }, 120_000);
-
-afterAll(() => {
-  if (run) rmSync(run.dir, { recursive: true, force: true });
-});
 
 async function memsteer(...args: string[]) {
   const io = captureIO();

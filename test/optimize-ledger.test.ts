@@ -3,7 +3,7 @@
  * call that failed schema validation (it was paid for). A budget that runs out during the final test is reported
  * (in the result and the archive's test-scores note), not passed off as lower scores.
  */
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openArchive } from '../src/archive/index.ts';
@@ -35,7 +35,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
-  if (run) rmSync(run.dir, { recursive: true, force: true });
 });
 
 async function optimize(

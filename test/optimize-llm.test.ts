@@ -4,7 +4,6 @@
  * applied, compiled, evaluated and archived with the model's rationale. Only the proposer role has a model, so
  * answering and judging stay offline.
  */
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openArchive, type ProgramRecord } from '../src/archive/index.ts';
@@ -52,7 +51,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
-  if (run) rmSync(run.dir, { recursive: true, force: true });
 });
 
 describe('the LLM proposer through runOptimize', () => {

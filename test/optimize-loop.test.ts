@@ -3,7 +3,7 @@
  * writes a consistent archive and tests the result on the official QA; and a proposer whose replies are broken
  * (an unknown name, a type error, a sandbox-killing candidate) is recorded and the loop goes on.
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createArchive, openArchive, type Archive, type ProgramRecord } from '../src/archive/index.ts';
@@ -28,10 +28,6 @@ const seedSource = readFileSync(SEED_PATH, 'utf8');
 
 beforeAll(async () => {
   run = await prepareDefaultRun('optimize-loop');
-});
-
-afterAll(() => {
-  if (run) rmSync(run.dir, { recursive: true, force: true });
 });
 
 describe('runOptimize offline from seeds/base-bm25.ts', () => {

@@ -3,9 +3,8 @@
  * delivered (extractive reader), the search climbs it and accepts a better design, and the archive's fitness is the
  * mean of the traces' marginal utility.
  */
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { openArchive } from '../src/archive/index.ts';
 import { runOptimize, type OptimizeReport } from '../src/optimize/run-optimize.ts';
 import { LIMIT, SEED_PATH, prepareDefaultRun, type DefaultRun } from './fixtures/optimize/default-run.ts';
@@ -31,10 +30,6 @@ beforeAll(async () => {
     },
   });
 }, 240_000);
-
-afterAll(() => {
-  if (run) rmSync(run.dir, { recursive: true, force: true });
-});
 
 describe('optimize --objective marginal (offline)', () => {
   it('scores the seed above zero and accepts a design with higher marginal utility', () => {

@@ -4,7 +4,7 @@
  * The kill is simulated at library level: the proposer never answers the repair call, and the run is reopened
  * from disk by a fresh runSearch, exactly as `optimize --resume` would.
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createArchive, openArchive } from '../src/archive/index.ts';
@@ -99,7 +99,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await pool?.close();
-  if (run) rmSync(run.dir, { recursive: true, force: true });
 });
 
 describe('resume between a failed edit and its repair', () => {

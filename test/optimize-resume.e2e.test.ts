@@ -4,7 +4,7 @@
  * no accepted program is lost and finished evaluations are not paid for again.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openArchive, type ArchiveEvent, type SearchState } from '../src/archive/index.ts';
@@ -164,7 +164,6 @@ beforeAll(async () => {
 
 afterAll(() => {
   for (const c of started) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-  if (run) rmSync(run.dir, { recursive: true, force: true });
 });
 
 describe('optimize killed with SIGKILL and resumed', () => {

@@ -4,7 +4,7 @@
  * group is run twice by the workers).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openArchive, type ArchiveEvent } from '../src/archive/index.ts';
@@ -113,7 +113,6 @@ describe.skipIf(!redisAvailable())('optimize --queue killed with SIGKILL and res
     await sleep(200);
     for (const c of started) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
     await redis?.stop();
-    if (run) rmSync(run.dir, { recursive: true, force: true });
   });
 
   it('ends with the same programs and accepted programs as the uninterrupted local run', () => {

@@ -8,9 +8,9 @@
  * Without a browser the file is skipped with a one-line notice, so `npm test` passes on a fresh machine; under
  * CI=true a missing browser fails, because CI installs one and a silent skip there would hide a broken install.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +23,7 @@ import { runOptimize } from '../src/optimize/run-optimize.ts';
 import { renderReport } from '../src/report/index.ts';
 import { generateSupervision } from '../src/supervision/generate.ts';
 import { writeJsonl } from '../src/util/jsonl.ts';
+import { tempDir } from './helpers/temp-dir.ts';
 import { HOSTILE, writeReportFixture, type ReportFixture } from './report-fixture.ts';
 
 const CHROMIUM = process.env.MEMSTEER_CHROMIUM ?? '/usr/bin/chromium';
@@ -96,7 +97,7 @@ beforeAll(async () => {
   if (!RUN) return;
   if (!existsSync(CHROMIUM))
     throw new Error(`${CHROMIUM} not found: install Debian's chromium (apt-get install -y chromium) or set MEMSTEER_CHROMIUM`);
-  work = mkdtempSync(join(tmpdir(), 'memsteer-report-browser-'));
+  work = tempDir('memsteer-report-browser-');
   const [history] = await loadHistories(DEFAULT_SOURCE);
   const generated = await generateSupervision(history!, { mode: 'offline', n: 120, val: 0.5, seed: 1 });
   const supervision = join(work, 'supervision.jsonl');
@@ -118,8 +119,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await context?.close();
-  if (work) rmSync(work, { recursive: true, force: true });
-  if (fx) rmSync(dirname(fx.dir), { recursive: true, force: true });
 });
 
 async function open(archiveDir: string, name: string): Promise<Opened> {

@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { openArchive } from '../src/archive/index.ts';
 import { captureIO } from '../src/cli/io.ts';
 import { main } from '../src/cli/main.ts';
@@ -29,10 +29,6 @@ beforeAll(async () => {
   fx = writeReportFixture('report-data');
   data = buildReportData(openArchive(fx.dir), { now: NOW });
   html = await renderReport(fx.dir, { now: NOW });
-});
-
-afterAll(() => {
-  if (fx) rmSync(dirname(fx.dir), { recursive: true, force: true });
 });
 
 /** The JSON block, parsed as the page's script parses it. */
@@ -115,24 +111,20 @@ describe('buildReportData', () => {
 
   it('falls back to the recorded official-test aggregates when a program has no official traces', () => {
     const other = writeReportFixture('report-note');
-    try {
-      rmSync(join(other.dir, OFFICIAL_TRACES_DIR, `${other.ids.fused}.jsonl`));
-      const d = buildReportData(openArchive(other.dir));
-      const best = d.scores.entries.find((e) => e.split === 'test' && e.role === 'best')!;
-      expect(best).toMatchObject({ program: other.ids.fused, source: 'summary', perCategory: {} });
-      expect(best.overall).toEqual({
-        n: 3,
-        accuracy: 0.5,
-        f1: 0.5,
-        recallAt10: 0.95,
-        contextRecall: 0.9,
-        locomoF1: null,
-        marginalUtility: null,
-      });
-      expect(d.scores.entries.find((e) => e.split === 'test' && e.role === 'seed')!.source).toBe('traces');
-    } finally {
-      rmSync(dirname(other.dir), { recursive: true, force: true });
-    }
+    rmSync(join(other.dir, OFFICIAL_TRACES_DIR, `${other.ids.fused}.jsonl`));
+    const d = buildReportData(openArchive(other.dir));
+    const best = d.scores.entries.find((e) => e.split === 'test' && e.role === 'best')!;
+    expect(best).toMatchObject({ program: other.ids.fused, source: 'summary', perCategory: {} });
+    expect(best.overall).toEqual({
+      n: 3,
+      accuracy: 0.5,
+      f1: 0.5,
+      recallAt10: 0.95,
+      contextRecall: 0.9,
+      locomoF1: null,
+      marginalUtility: null,
+    });
+    expect(d.scores.entries.find((e) => e.split === 'test' && e.role === 'seed')!.source).toBe('traces');
   });
 
   it('splits tokens between proposer and answerer, and calls unpriced dollars unknown', () => {

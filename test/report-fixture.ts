@@ -4,8 +4,6 @@
  * second accepted revision, diagnoses, validation traces, and official-test traces and recorded official-test
  * aggregates for the seed and the best program.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createArchive, type Archive, type ProgramRecord, type Scores } from '../src/archive/index.ts';
 import type { Diagnosis } from '../src/diagnose/diagnosis.ts';
@@ -14,6 +12,7 @@ import type { QuestionTrace } from '../src/scoring/trace.ts';
 import { testScoresEvent } from '../src/export/test-scores.ts';
 import { OFFICIAL_TRACES_DIR } from '../src/report/index.ts';
 import { writeJsonl } from '../src/util/jsonl.ts';
+import { tempDir } from './helpers/temp-dir.ts';
 
 /** Text that would run script or close the JSON block if the report did not escape it. */
 export const HOSTILE = `</script><img src=x onerror="window.__xss=1"><!-- & 'quoted' "text"`;
@@ -102,6 +101,7 @@ function diagnosis(retrieval: number, storage: number, pass: number): Diagnosis 
 }
 
 export interface ReportFixture {
+  /** `run` inside a fresh temp directory, which is removed when the calling test file finishes. */
   dir: string;
   archive: Archive;
   ids: { seed: string; wider: string; narrow: string; invalid: string; fused: string; greedy: string };
@@ -112,7 +112,7 @@ export interface ReportFixture {
  * + 48 answerer tokens) → invalid (it 2, attempt 1) → fused 0.875 (accepted, it 3) → greedy 0.625 (rejected, it 4).
  */
 export function writeReportFixture(prefix = 'report'): ReportFixture {
-  const dir = join(mkdtempSync(join(tmpdir(), `memsteer-${prefix}-`)), 'run');
+  const dir = join(tempDir(`memsteer-${prefix}-`), 'run');
   let t = Date.parse('2026-01-01T00:00:00Z');
   const archive = createArchive(
     dir,

@@ -1,10 +1,10 @@
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openArchive } from '../src/archive/index.ts';
 import { captureIO } from '../src/cli/io.ts';
 import { main } from '../src/cli/main.ts';
+import { tempDir } from './helpers/temp-dir.ts';
 
 describe('memsteer start (what npm start runs)', () => {
   const saved = { ...process.env };
@@ -15,7 +15,7 @@ describe('memsteer start (what npm start runs)', () => {
   it('runs the main job on the embedded default with no key and no endpoint', async () => {
     // No model reachable: every role must fall back to its offline algorithm.
     for (const k of Object.keys(process.env)) if (k.startsWith('OPENAI_') || k.startsWith('MEMSTEER_')) delete process.env[k];
-    const out = join(mkdtempSync(join(tmpdir(), 'memsteer-start-')), 'run');
+    const out = join(tempDir('memsteer-start-'), 'run');
     const io = captureIO();
     const code = await main(['node', 'memsteer', 'start', '--iterations', '3', '--out', out], io);
     expect(io.stderr).not.toMatch(/internal error/);

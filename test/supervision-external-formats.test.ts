@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.ts';
@@ -10,12 +9,13 @@ import { QAItemSchema } from '../src/history/record.ts';
 import { generateSupervision } from '../src/supervision/generate.ts';
 import { PlainItemSchema, TaskListSchema } from '../src/supervision/external-formats.ts';
 import { writeJsonl } from '../src/util/jsonl.ts';
+import { tempDir } from './helpers/temp-dir.ts';
 
 describe('memsteer convert', () => {
   it('writes plain JSONL with evidence text and an M*-style task list with disjoint splits', async () => {
     const [history] = await loadHistories(DEFAULT_SOURCE);
     const { items } = await generateSupervision(history!, { mode: 'offline', n: 40, val: 0.4, seed: 3 });
-    const dir = mkdtempSync(join(tmpdir(), 'memsteer-convert-'));
+    const dir = tempDir('memsteer-convert-');
     const sup = join(dir, 'sup.jsonl');
     writeJsonl(sup, items, QAItemSchema);
 

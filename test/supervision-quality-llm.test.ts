@@ -1,5 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.ts';
@@ -10,6 +8,7 @@ import { QAItemSchema } from '../src/history/record.ts';
 import { generateSupervision } from '../src/supervision/generate.ts';
 import { writeJsonl } from '../src/util/jsonl.ts';
 import { startOpenAiTestServer, type OpenAiTestServer } from './helpers/openai-test-server.ts';
+import { tempDir } from './helpers/temp-dir.ts';
 
 describe('memsteer generate --quality with a reader model', () => {
   let server: OpenAiTestServer;
@@ -25,7 +24,7 @@ describe('memsteer generate --quality with a reader model', () => {
   it('judges answer support with the LLM blind reader, which sees question and evidence but not the answer', async () => {
     const [history] = await loadHistories(DEFAULT_SOURCE);
     const { items } = await generateSupervision(history!, { mode: 'offline', n: 6, val: 0.5, seed: 2 });
-    const dir = mkdtempSync(join(tmpdir(), 'memsteer-quality-'));
+    const dir = tempDir('memsteer-quality-');
     const file = join(dir, 'sup.jsonl');
     writeJsonl(file, items, QAItemSchema);
     // The reader recovers the first item's answer and fails every other one.
