@@ -5,6 +5,7 @@ import type { QAItem } from '../src/history/record.ts';
 import {
   calibrate,
   CalibrationReportSchema,
+  namesDate,
   formDistance,
   noContentOverlap,
   questionForm,
@@ -93,6 +94,23 @@ describe('setStats', () => {
     expect(s.evidenceCoverage).toBeCloseTo((2 / 3 + 4 / 5) / 2);
     expect(s.noOverlapShare).toBe(0);
     expect(setStats([item('h', '1', 'Where is it?', ['r1'])], text).evidenceCoverage).toBeNull();
+  });
+
+  it('counts the questions that name a month or a date, not the verbs "may" and "march"', () => {
+    const asked = [
+      'What did I cook in November?',
+      'Which kit did I use on 3 May 2024?',
+      'What was logged on 2024-05-03?',
+      'May I ask where the puppy came from?',
+      'Did the band march in the parade?',
+      'What did Ana do the day she moved?',
+    ];
+    expect(asked.map(namesDate)).toEqual([true, true, true, false, false, false]);
+    const s = setStats(
+      asked.map((q, k) => item('h', String(k), q, ['r1'])),
+      text,
+    );
+    expect(s.datedShare).toBeCloseTo(3 / 6);
   });
 });
 

@@ -25,7 +25,7 @@ const day = [
 ];
 const graph = buildRecordGraph(day);
 const ctx = createRuleContext(graph);
-const always = createSituating(ctx, graph, 1);
+const always = createSituating(ctx, graph, 1, 1);
 const item = (question: string, evidence: string[], answer = 'iFixit kit', answerType: 'text' | 'date' = 'text') => ({
   question,
   answer,
@@ -105,6 +105,13 @@ describe('placing a question in its day', () => {
     const placed = Array.from({ length: 200 }, () => half.situate(item('Which kit did I use?', ['K:1']), rng)).filter(Boolean).length;
     expect(placed).toBeGreaterThan(70);
     expect(placed).toBeLessThan(130);
+    // A question naming its date keeps it at the in-place share's complement.
+    const dated = item('What kit did the assistant mention on 4 May 2024?', ['K:1']);
+    expect(createSituating(ctx, graph, 1, 0).situate(dated, createRng(1))).toBeUndefined();
+    const halfInPlace = createSituating(ctx, graph, 1, 0.5);
+    const replaced = Array.from({ length: 200 }, () => halfInPlace.situate(dated, rng)).filter(Boolean).length;
+    expect(replaced).toBeGreaterThan(70);
+    expect(replaced).toBeLessThan(130);
   });
 
   it('the blind reader reads the question as it was before', async () => {
@@ -116,7 +123,7 @@ describe('placing a question in its day', () => {
         return { answerable: true, answer: 'iFixit kit', citations: ['K:1'] };
       },
     };
-    const situating = createSituating(ctx, graph, 1);
+    const situating = createSituating(ctx, graph, 1, 1);
     const reader = situating.reader(base);
     expect(reader.name).toBe('fake+situation@2');
     const asked = ['Which kit did I use?', 'After the user talked about the tire on 4 May 2024, which kit did the assistant mention?'];

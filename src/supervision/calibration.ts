@@ -88,6 +88,11 @@ export const SetStatsSchema = z.object({
   evidenceCoverage: Share.nullable(),
   /** Mean count of distinct content words per question. */
   meanContentWords: z.number().nonnegative(),
+  /**
+   * Share of questions naming a month or a date ("in November", "on 3 May 2024"). Designs that read a question's
+   * time are rewarded by validation only as often as its questions name one (RHELM's own: about a third).
+   */
+  datedShare: Share,
 });
 export type SetStats = z.infer<typeof SetStatsSchema>;
 
@@ -165,8 +170,10 @@ export function setStats(items: readonly QAItem[], recordText: (id: string) => s
   let words = 0;
   let covered = 0;
   let coverageTotal = 0;
+  let dated = 0;
   for (const it of items) {
     forms[questionForm(it.question)]++;
+    if (namesDate(it.question)) dated++;
     const stems = contentStems(it.question);
     words += stems.size;
     const ids = [...new Set(it.evidence.map((e) => e.record))];
@@ -192,7 +199,17 @@ export function setStats(items: readonly QAItem[], recordText: (id: string) => s
     meanEvidence: n ? evidenceTotal / n : 0,
     evidenceCoverage: covered ? coverageTotal / covered : null,
     meanContentWords: n ? words / n : 0,
+    datedShare: n ? dated / n : 0,
   };
+}
+
+// Full month names, capitalised, so "march" and "may" as verbs are not months; "May" opening a question is the verb.
+const MONTHS = 'January|February|March|April|May|June|July|August|September|October|November|December';
+const MONTH_OR_DATE = new RegExp(`(?<!^)\\b(?:${MONTHS})\\b|^(?:${MONTHS.replace('May|', '')})\\b|\\b\\d{4}-\\d{2}(?:-\\d{2})?\\b`);
+
+/** Whether a question names a month or a calendar date. */
+export function namesDate(question: string): boolean {
+  return MONTH_OR_DATE.test(question);
 }
 
 /** Total variation distance between two form mixes: half the sum of absolute differences. */
@@ -286,6 +303,7 @@ function pooledByHistory(inputs: readonly CalibrationInput[], pick: (h: Calibrat
     // with no content word at all, a handful.
     evidenceCoverage: pooledShare(parts.map((p) => ({ share: p.s.evidenceCoverage, n: p.s.withEvidence }))),
     meanContentWords: items ? parts.reduce((a, p) => a + p.s.meanContentWords * p.n, 0) / items : 0,
+    datedShare: items ? parts.reduce((a, p) => a + p.s.datedShare * p.n, 0) / items : 0,
   };
 }
 

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Calibration of rule-based@15 on RHELM (generator seeds 1 and 2; development and held-out histories reported apart)
-# and LoCoMo; the paired effect of placing questions in their day, by kind; the quick start.
+# and LoCoMo; the paired effect of placing questions in their day, by kind; the quick start and its fidelity.
+# all-dates-replaced/: the same with IN_PLACE_SHARE = 1 in src/supervision/rule-based/situation.ts.
 # Run from the repository root: bash bench/results/2026-12-03-situated-days/reproduce.sh
 set -euo pipefail
 T=$(mktemp -d)
@@ -44,3 +45,4 @@ for (const part of ["dev", "heldout"]) {
 fs.writeFileSync(process.argv[4], JSON.stringify(out, null, 2) + "\n");
 ' "$T/sit.jsonl" "$T/tr-sit.jsonl" "$T/tr-unsit.jsonl" "$D/situation-paired.json"
 npm start
+npx memsteer report "$(ls -td archive/start-* | head -1)" --fidelity --json > "$D/fidelity-start.json"

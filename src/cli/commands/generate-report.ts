@@ -14,7 +14,7 @@ function partRows(name: string, p: CalibrationPart): string[][] {
       .sort((a, b) => s.forms[b] - s.forms[a])
       .map((f) => `${f} ${Math.round(s.forms[f] * 100)}`)
       .join(' ');
-  const words = (s: typeof g) => `${s.meanContentWords.toFixed(1)} · ${pct(s.evidenceCoverage)}`;
+  const words = (s: typeof g) => `${s.meanContentWords.toFixed(1)} · ${pct(s.evidenceCoverage)} · ${pct(s.datedShare)}`;
   const ev = (s: typeof g) => `${s.meanEvidence.toFixed(2)} (${['1', '2', '3', '4+'].map((b) => s.evidenceCounts[b as '1']).join('/')})`;
   return [
     [name, 'generated', String(g.items), forms(g), pct(g.noOverlapShare), words(g), ev(g), pct(p.seed?.generatedVal)],
@@ -50,7 +50,7 @@ export function calibrationTable(r: CalibrationReport): string {
       'items',
       'question forms (%)',
       'no content overlap',
-      'content words · in evidence',
+      'content words · in evidence · names a date',
       'evidence mean (1/2/3/4+)',
       'seed ctx recall (gap, 95% CI)',
     ],
