@@ -12,30 +12,6 @@ npx memsteer generate --history locomo:../shared/data/locomo/locomo10.json --out
 cp "$T/R.jsonl.calibration.json" "$D/calibration-rhelm-all.json"
 cp "$T/R2.jsonl.calibration.json" "$D/calibration-rhelm-all-seed-2.json"
 cp "$T/L.jsonl.calibration.json" "$D/calibration-locomo-all.json"
-# The situated items of seed 1, as generated and with their unsituated question, scored by Base-BM25.
-node -e '
-const fs = require("fs");
-const items = fs.readFileSync(process.argv[1], "utf8").trim().split("\n").map(JSON.parse).filter((x) => x.checks && x.checks.situation);
-fs.writeFileSync(process.argv[2], items.map((x) => JSON.stringify(x)).join("\n") + "\n");
-fs.writeFileSync(process.argv[3], items.map((x) => JSON.stringify({ ...x, question: x.checks.unsituatedQuestion })).join("\n") + "\n");
-' "$T/R.jsonl" "$T/sit.jsonl" "$T/unsit.jsonl"
-for v in sit unsit; do
-  npx memsteer eval --history rhelm:../shared/data/rhelm --design seeds/base-bm25.ts --questions "$T/$v.jsonl" --jobs 2 \
-    --traces "$T/tr-$v.jsonl" --json > /dev/null
-done
-node -e '
-const fs = require("fs");
-const load = (f) => new Map(fs.readFileSync(f, "utf8").trim().split("\n").map(JSON.parse).map((t) => [t.question, t]));
-const [a, b] = [load(process.argv[1]), load(process.argv[2])];
-const dev = new Set(["Jonas_Richter", "Justice_Arvind_Prakash_Mehra"]);
-const out = {};
-for (const part of ["dev", "heldout"]) {
-  const xs = [...a.keys()].filter((k) => b.has(k) && dev.has(a.get(k).history) === (part === "dev"));
-  const mean = (m, f) => xs.reduce((s, k) => s + f(m.get(k).scores), 0) / xs.length;
-  out[part] = { items: xs.length,
-    contextRecall: { situated: mean(a, (s) => s.contextRecall), unsituated: mean(b, (s) => s.contextRecall) },
-    recallAt10: { situated: mean(a, (s) => s.recallAt["10"]), unsituated: mean(b, (s) => s.recallAt["10"]) } };
-}
-fs.writeFileSync(process.argv[3], JSON.stringify(out, null, 2) + "\n");
-' "$T/tr-sit.jsonl" "$T/tr-unsit.jsonl" "$D/situation-paired.json"
+# The situated items of seed 1, as generated and with the question they were before, scored by Base-BM25.
+npx tsx bench/situation-paired.ts "$T/R.jsonl" "$D/situation-paired.json"
 npm start
