@@ -125,11 +125,11 @@ export function createSituating(ctx: RuleContext, graph: RecordGraph, share = SI
     situate({ question, answer, answerType, evidence }, rng) {
       if (!ctx.userVoice || rng.next() >= share) return undefined;
       if (!question.endsWith('?') || / or /.test(question) || before.has(question)) return undefined;
-      // A past event's question: "What is my main concern, on the day I …?" places nothing.
       // The day asked for, as answered ("30 October 2024"): the event may be told on a later day ("yesterday I …").
-      const answered = answerType === 'date' ? resolveDates(answer)[0]?.date : undefined;
       const dated = answerType === 'date';
+      const answered = dated ? resolveDates(answer)[0]?.date : undefined;
       if (dated && answered?.length !== 10) return undefined;
+      // A past event's question: "What is my main concern, on the day I …?" places nothing.
       if (!(dated ? ASKS_DAY : SITUABLE).test(question) || !/ did /.test(question)) return undefined;
       const dates = question.match(DATE_PHRASE) ?? [];
       if (dates.length > (dated ? 0 : 1) || DATED.test(question.replace(DATE_PHRASE, ''))) return undefined;
