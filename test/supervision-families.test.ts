@@ -10,6 +10,7 @@ import { buildRecordGraph } from '../src/supervision/record-graph.ts';
 import { createRng } from '../src/supervision/rng.ts';
 import { clausesOf } from '../src/supervision/rule-based/clauses.ts';
 import {
+  asksAFact,
   beforeQuestion,
   classListQuestion,
   daysAfterQuestion,
@@ -114,6 +115,33 @@ describe('question families', () => {
     expect(book.plan.answer).toBe('Dune');
     // Ana painted two things: "What did Ana paint?" has no single answer.
     expect(eventWhatQuestion(ctx, at('S1:1'), clause('S1:1', 'paint'))).toBeUndefined();
+  });
+
+  it('asks only what is a fact about the person: a habit, a liking, work under way, not a gerund cut from its object', () => {
+    const said = [
+      turn('F:1', 'Jon', '2023-05-08T10:00:00', 'f', "I'm losing touch with my friends lately."),
+      turn('F:2', 'Jon', '2023-05-08T10:00:00', 'f', 'I make progress every week.'),
+      turn('F:3', 'Jon', '2023-05-08T10:00:00', 'f', 'I play the clarinet.'),
+      turn('F:4', 'Jon', '2023-05-08T10:00:00', 'f', "I'm writing a movie script."),
+      turn('F:5', 'Jon', '2023-05-08T10:00:00', 'f', 'I love picking out fresh herbs.'),
+      turn('F:6', 'Jon', '2023-05-08T10:00:00', 'f', 'I enjoy hiking.'),
+    ];
+    const g = buildRecordGraph(said);
+    const c = createRuleContext(g);
+    const of = (id: string, lemma: string) =>
+      eventWhatQuestion(c, g.index.get(id)!, clausesOf(said[g.index.get(id)!]!).find((x) => x.lemma === lemma)!);
+    for (const [id, lemma] of [
+      ['F:1', 'lose'],
+      ['F:2', 'make'],
+      ['F:5', 'love'],
+    ] as const)
+      expect(asksAFact(clausesOf(said[g.index.get(id)!]!).find((x) => x.lemma === lemma)!)).toBe(false);
+    expect(of('F:1', 'lose')).toBeUndefined();
+    expect(of('F:2', 'make')).toBeUndefined();
+    expect(of('F:5', 'love')).toBeUndefined();
+    expect(of('F:6', 'enjoy')?.plan.answer).toBe('hiking');
+    expect(of('F:3', 'play')?.question).toBe('What does Jon play?');
+    expect(of('F:4', 'write')?.question).toBe('What is Jon writing?');
   });
 
   it('aggregates over sessions: every thing of a kind, each record that says one as evidence', async () => {

@@ -57,11 +57,53 @@ export function whatQuestion(c: Clause): string {
   return `What ${aspect === 'present' ? 'does' : 'did'} ${c.who} ${verbKey(c)}?`;
 }
 
+/** Verbs whose present tense says what someone habitually does or likes ("What does Melanie play?"). */
+const HABITS: ReadonlySet<string> = new Set([
+  ...'like love enjoy adore prefer value hate dislike play read watch collect grow cook bake eat drink wear'.split(' '),
+  ...'drive own practice practise teach study write paint draw speak visit follow support'.split(' '),
+  'listen to',
+  'volunteer at',
+]);
+/** Verbs whose progressive says what someone is working at ("What is Joanna writing?"). */
+const UNDER_WAY: ReadonlySet<string> = new Set([
+  ...'read write plan learn study build prepare organize organise cook bake knit paint draw research watch'.split(' '),
+  ...'develop design practice practise host film record renovate'.split(' '),
+  'work on',
+  'train for',
+  'listen to',
+]);
+
+/**
+ * Whether a clause's "what" question asks a fact about the person. "What did I bake?" does; "What am I losing? →
+ * touch", "What does John make? → progress", "What do I hit? → windy spot" and a bare gerund answer ("my main
+ * concern is making sure …" → "making") do not. A present or progressive clause qualifies only with a verb that says
+ * a habit, a liking or a piece of work under way.
+ */
+export function asksAFact(c: Clause): boolean {
+  if (truncatedGerund(c)) return false;
+  const aspect = aspectOf(c);
+  if (c.attribute || aspect === 'done') return true;
+  return (aspect === 'present' ? HABITS : UNDER_WAY).has(verbKey(c));
+}
+
+/**
+ * A bare -ing object whose own object or particle the clause reader left behind: "I love picking out fresh herbs"
+ * read as loving "picking". "I love hiking." and "hiking and camping" are whole activities.
+ */
+function truncatedGerund(c: Clause): boolean {
+  if (!/^\w+ing$/.test(c.object)) return false;
+  const tokens = c.sentence.tokens;
+  const k = tokens.findIndex((t) => t.start >= c.verb.end && t.text === c.object);
+  const next = k < 0 ? undefined : tokens[k + 1];
+  return next !== undefined && !['PUNCT', 'CCONJ', 'ADV', 'SCONJ'].includes(next.pos);
+}
+
 /**
  * Single-hop "What did Ana bake?" / "What does Melanie play?": the one thing the speaker said they did
  * (or do) with that verb.
  */
 export function eventWhatQuestion(ctx: RuleContext, i: number, c: Clause): RuleCandidate | undefined {
+  if (!asksAFact(c)) return undefined;
   const aspect = aspectOf(c);
   const verb = verbKey(c);
   const objects = distinctObjects(ctx.clauses().said(c.who, verb, aspect));
@@ -89,11 +131,11 @@ export function eventWhatQuestion(ctx: RuleContext, i: number, c: Clause): RuleC
  * says one as evidence. Two to four things, from at least two records.
  */
 export function eventListQuestion(ctx: RuleContext, c: Clause): RuleCandidate | undefined {
-  if (c.attribute) return undefined;
+  if (c.attribute || !asksAFact(c)) return undefined;
   const aspect = aspectOf(c);
   const present = aspect === 'present';
   const verb = verbKey(c);
-  const objects = distinctObjects(ctx.clauses().said(c.who, verb, aspect));
+  const objects = distinctObjects(ctx.clauses().said(c.who, verb, aspect)).filter((s) => asksAFact(s.c));
   const evidence = listEvidence(ctx, objects);
   if (!evidence) return undefined;
   const { facts, contributions } = evidence;
@@ -142,7 +184,7 @@ function listEvidence(
 export function classListQuestion(ctx: RuleContext, c: Clause): RuleCandidate | undefined {
   const cls = classOf(c);
   if (!cls) return undefined;
-  const objects = distinctObjects(ctx.clauses().inClass(c.who, cls));
+  const objects = distinctObjects(ctx.clauses().inClass(c.who, cls)).filter((s) => asksAFact(s.c));
   const evidence = listEvidence(ctx, objects);
   if (!evidence) return undefined;
   const { facts, contributions } = evidence;
