@@ -7,6 +7,7 @@ import { eng as ENGLISH_STOPWORDS } from 'stopword';
 import { z } from 'zod';
 import type { QAItem } from '../history/record.ts';
 import { meanDifferenceBootstrap } from '../optimize/strategies/bootstrap.ts';
+import { MONTH_NAMES } from '../text/date-parse.ts';
 import { STOPWORDS } from '../text/stopwords.ts';
 import { stem, tokenize } from '../text/text.ts';
 import { createRng } from '../util/rng.ts';
@@ -204,7 +205,7 @@ export function setStats(items: readonly QAItem[], recordText: (id: string) => s
 }
 
 // Full month names, capitalised, so "march" and "may" as verbs are not months; "May" opening a question is the verb.
-const MONTHS = 'January|February|March|April|May|June|July|August|September|October|November|December';
+const MONTHS = MONTH_NAMES.join('|');
 const MONTH_OR_DATE = new RegExp(`(?<!^)\\b(?:${MONTHS})\\b|^(?:${MONTHS.replace('May|', '')})\\b|\\b\\d{4}-\\d{2}(?:-\\d{2})?\\b`);
 
 /** Whether a question names a month or a calendar date. */

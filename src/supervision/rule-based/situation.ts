@@ -2,7 +2,9 @@ import type { AnswerType } from '../../history/record.ts';
 import type { BlindReader } from '../blind-recovery.ts';
 import type { RecordGraph } from '../record-graph.ts';
 import type { Rng } from '../rng.ts';
+import { daysBetween, MONTH_NAMES } from '../../text/date-parse.ts';
 import { resolveDates } from '../../text/resolve-dates.ts';
+import { recordDate } from '../bundles.ts';
 import { contentStems } from '../calibration.ts';
 import { aspectOf } from './clause-index.ts';
 import { anchors, eventDayIn } from './families.ts';
@@ -31,7 +33,7 @@ export const IN_PLACE_SHARE = 0.5;
 const LEADS = [', the same day I ', ', the day I also ', ', on the day I '] as const;
 /** How a situation takes the place of the date a question named ("… on 27 July 2024" → "… on the day I …"). */
 const IN_PLACE = [' on the day I ', ' the same day I '] as const;
-const MONTHS = 'January|February|March|April|May|June|July|August|September|October|November|December';
+const MONTHS = MONTH_NAMES.join('|');
 /** The one date phrase a templated question names its time with: "on 27 July 2024", "in August 2024". */
 const DATE_PHRASE = new RegExp(` (?:on \\d{1,2} (?:${MONTHS}) \\d{4}|in (?:${MONTHS}) \\d{4})(?=[ ,?])`, 'g');
 /**
@@ -39,7 +41,7 @@ const DATE_PHRASE = new RegExp(` (?:on \\d{1,2} (?:${MONTHS}) \\d{4}|in (?:${MON
  * is dated a day off), within a month (people place a day by what was near it, not by last year's keynote).
  */
 const near = (a: string, b: string) => {
-  const apart = Math.abs(days(a) - days(b));
+  const apart = Math.abs(daysBetween(a, b));
   return apart >= 2 && apart <= 31;
 };
 const BEFORE = [', before I ', ', some time before I '] as const;
@@ -111,13 +113,15 @@ export interface Situating {
 export function createSituating(ctx: RuleContext, graph: RecordGraph, share = SITUATION_SHARE, inPlaceShare = IN_PLACE_SHARE): Situating {
   // The user's events named once in the history with their day and phrase (read on first use: the clause index
   // covers the whole history). Something done once marks a day; a routine ("settled into my study") does not.
-  let events: Array<{ i: number; day: string; phrase: string }> | undefined;
+  let events: Array<{ i: number; day: string; phrase: string; stems: string[] }> | undefined;
   const known = () =>
     (events ??= anchors(ctx, 'the user').flatMap((s) => {
       const phrase = pastPhrase(s.c);
       const day = eventDayIn(graph.records, s);
       // Said of the record's own day: "yesterday I …" would place the wrong one.
-      return phrase && day && day.length === 10 && day === dayOf(graph.records[s.i]!.time) ? [{ i: s.i, day, phrase }] : [];
+      return phrase && day && day.length === 10 && day === recordDate(graph.records[s.i]!)
+        ? [{ i: s.i, day, phrase, stems: [...contentStems(phrase)] }]
+        : [];
     }));
   // Situated question → the question it was: what the blind reader reads.
   const before = new Map<string, string>();
@@ -139,15 +143,15 @@ export function createSituating(ctx: RuleContext, graph: RecordGraph, share = SI
       const at = evidence.map((id) => graph.index.get(id));
       if (!at.length || at.some((i) => i === undefined)) return undefined;
       const thread = graph.threadOf[at[0]!]!;
-      const day = dayOf(graph.records[at[0]!]!.time);
-      if (!day || at.some((i) => graph.threadOf[i!] !== thread || dayOf(graph.records[i!]!.time) !== day)) return undefined;
+      const day = recordDate(graph.records[at[0]!]!);
+      if (!day || at.some((i) => graph.threadOf[i!] !== thread || recordDate(graph.records[i!]!) !== day)) return undefined;
       const asked = contentStems(question);
       const options = known().filter(
         (e) =>
           !at.includes(e.i) &&
           (dated ? near(e.day, answered!) : graph.threadOf[e.i] === thread && e.day === day) &&
           // Its words must add to the question's, not repeat them.
-          ![...contentStems(e.phrase)].some((w) => asked.has(w)),
+          !e.stems.some((w) => asked.has(w)),
       );
       if (!options.length) return undefined;
       const o = options[rng.int(options.length)]!;
@@ -167,16 +171,6 @@ export function createSituating(ctx: RuleContext, graph: RecordGraph, share = SI
       };
     },
   };
-}
-
-/** Days since the epoch of an ISO day. */
-function days(iso: string): number {
-  return Date.parse(`${iso}T00:00:00Z`) / 86_400_000;
-}
-
-/** The calendar day of a record's time, or undefined when it has none. */
-function dayOf(time: string | undefined): string | undefined {
-  return time && /^\d{4}-\d{2}-\d{2}/.test(time) ? time.slice(0, 10) : undefined;
 }
 
 /**
