@@ -44,7 +44,7 @@ export interface Lexicon {
 /** Direct hyponyms read per sense: enough to expand a question, few enough to stay fast on broad words. */
 const MAX_HYPONYMS = 40;
 /** Senses read per word: WordNet orders them by frequency, and the rarer ones are rarely meant. */
-const MAX_SENSES = 3;
+export const MAX_SENSES = 3;
 
 // WordNet's own detachment rules (morphy), in its order: the first candidate with an entry wins.
 const DETACH: Record<LexPos, Array<[string, string]>> = {
