@@ -32,10 +32,19 @@ const design = flag('--design', 'seeds/base-bm25.ts');
 const [input, output] = args;
 if (!input || !output) throw new Error('usage: npx tsx bench/situation-paired.ts <supervision.jsonl> <out.json>');
 
-const KINDS = ['same-day-appended', 'in-place-of-date', 'another-day'] as const;
-/** Appended to a question of the same day, in place of the date it named, or another day for a day asked for. */
+const KINDS = ['same-day-appended', 'in-place-of-date', 'beside-date', 'another-day'] as const;
+/**
+ * Appended to a question of the same day, in place of the date it named, beside the date it keeps, or another day
+ * for a day asked for.
+ */
 const kindOf = (it: QAItem): (typeof KINDS)[number] =>
-  it.answerType === 'date' ? 'another-day' : namesDate(String(it.checks!.unsituatedQuestion)) ? 'in-place-of-date' : 'same-day-appended';
+  it.answerType === 'date'
+    ? 'another-day'
+    : !namesDate(String(it.checks!.unsituatedQuestion))
+      ? 'same-day-appended'
+      : namesDate(it.question)
+        ? 'beside-date'
+        : 'in-place-of-date';
 
 const situated = readJsonl(input, QAItemSchema).filter((it) => typeof it.checks?.unsituatedQuestion === 'string');
 const dir = mkdtempSync(join(tmpdir(), 'memsteer-situation-paired-'));

@@ -69,6 +69,15 @@ describe('placing a question in its day', () => {
     expect(a?.question).toMatch(
       /^On which day did I talk about the Humboldt Forum, (?:some time )?after I (?:repaired the rear tire|bought some wild garlic)\?$/,
     );
+    // The month a question names narrows the day; the other day is placed beside it. A full date would give it away.
+    const m = always.situate(
+      item('On which day in May 2024 did the user talk about the Humboldt Forum?', ['L:1'], '9 May 2024', 'date'),
+      createRng(1),
+    );
+    expect(m?.question).toMatch(/^On which day in May 2024 did I talk about the Humboldt Forum, (?:some time )?after I /);
+    expect(
+      always.situate(item('When on 9 May 2024 did I visit the Humboldt Forum?', ['L:1'], '9 May 2024', 'date'), createRng(1)),
+    ).toBeUndefined();
     // Only a day: a month answer cannot be ordered against a day.
     expect(always.situate(item('When did I repair the rear tire?', ['K:1'], 'May 2024', 'date'), createRng(1))).toBeUndefined();
   });
@@ -80,6 +89,14 @@ describe('placing a question in its day', () => {
     expect(always.situate(item('Where did I buy the wild garlic?', ['K:1']), createRng(1))).toBeUndefined();
     // Nothing else said in that conversation.
     expect(always.situate(item('Which place did I visit?', ['L:1']), createRng(1))).toBeUndefined();
+  });
+
+  it('evidence across days: by the day of the record the question asks about, when the template names it', () => {
+    const twoHop = { ...item('What did I visit after repairing the rear tire?', ['K:1', 'L:1'], 'Humboldt Forum'), askedRecord: 'K:1' };
+    expect(always.situate(twoHop, createRng(1))).toMatchObject({ phrase: 'bought some wild garlic', record: 'K:2' });
+    // Nothing else said on the later day; a named record that is not evidence places nothing.
+    expect(always.situate({ ...twoHop, askedRecord: 'L:1' }, createRng(1))).toBeUndefined();
+    expect(always.situate({ ...twoHop, askedRecord: 'K:2' }, createRng(1))).toBeUndefined();
   });
 
   it('only from the same day: a conversation that runs past midnight does not lend its next day', () => {
@@ -105,11 +122,15 @@ describe('placing a question in its day', () => {
     const placed = Array.from({ length: 200 }, () => half.situate(item('Which kit did I use?', ['K:1']), rng)).filter(Boolean).length;
     expect(placed).toBeGreaterThan(70);
     expect(placed).toBeLessThan(130);
-    // A question naming its date keeps it at the in-place share's complement.
+    // A question naming its date loses it at the in-place share, and keeps it, with the situation beside it, else.
     const dated = item('What kit did the assistant mention on 4 May 2024?', ['K:1']);
-    expect(createSituating(ctx, graph, 1, 0).situate(dated, createRng(1))).toBeUndefined();
+    expect(createSituating(ctx, graph, 1, 0).situate(dated, createRng(1))?.question).toMatch(
+      /^What kit did you mention on 4 May 2024, (?:the same day I|the day I also|on the day I) bought some wild garlic\?$/,
+    );
     const halfInPlace = createSituating(ctx, graph, 1, 0.5);
-    const replaced = Array.from({ length: 200 }, () => halfInPlace.situate(dated, rng)).filter(Boolean).length;
+    const both = Array.from({ length: 200 }, () => halfInPlace.situate(dated, rng));
+    expect(both.every(Boolean)).toBe(true);
+    const replaced = both.filter((s) => !s!.question.includes('4 May 2024')).length;
     expect(replaced).toBeGreaterThan(70);
     expect(replaced).toBeLessThan(130);
   });
@@ -125,7 +146,7 @@ describe('placing a question in its day', () => {
     };
     const situating = createSituating(ctx, graph, 1, 1);
     const reader = situating.reader(base);
-    expect(reader.name).toBe('fake+situation@2');
+    expect(reader.name).toBe('fake+situation@3');
     const asked = ['Which kit did I use?', 'After the user talked about the tire on 4 May 2024, which kit did the assistant mention?'];
     for (const [i, q] of asked.entries()) {
       const s = situating.situate(item(q, ['K:1']), createRng(i));
@@ -147,8 +168,12 @@ describe('the offline generator places questions in their day', () => {
       const c = it.checks!;
       expect(it.question).toContain(String(c.situation));
       expect(it.question).not.toMatch(/\bthe (?:user|assistant)\b/);
-      expect(it.question).not.toMatch(/\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\b/);
-      expect(String(c.blindReader)).toMatch(/\+situation@2$/);
+      // It names no time its templated question did not: a date is kept, replaced or (for a day asked) its month kept.
+      const times = (q: string) =>
+        q.match(/\b(?:\d{1,2} )?(?:January|February|March|April|May|June|July|August|September|October|November|December)(?: \d{4})?/g) ??
+        [];
+      for (const t of times(it.question)) expect(String(c.unsituatedQuestion)).toContain(t);
+      expect(String(c.blindReader)).toMatch(/\+situation@3$/);
       const record = String(c.situationRecord);
       expect(it.evidence.map((e) => e.record)).not.toContain(record);
       const at = g.index.get(record)!;
@@ -161,11 +186,12 @@ describe('the offline generator places questions in their day', () => {
         expect(situationDay).not.toBe(asked);
       } else {
         expect(it.question).toMatch(/(?:the same day I|the day I also|on the day I) /);
-        for (const e of it.evidence) {
+        // Of the day of its evidence; a two-hop question's of the day of the later event it asks about.
+        const sameDay = it.evidence.map((e) => {
           const k = g.index.get(e.record)!;
-          expect(g.threadOf[k]).toBe(g.threadOf[at]);
-          expect(g.records[k]!.time!.slice(0, 10)).toBe(situationDay);
-        }
+          return g.threadOf[k] === g.threadOf[at] && g.records[k]!.time!.slice(0, 10) === situationDay;
+        });
+        expect(c.template === 'event-after' ? sameDay.at(-1) : sameDay.every(Boolean)).toBe(true);
       }
     }
     // Both kinds occur on the embedded persona.

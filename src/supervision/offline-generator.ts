@@ -180,7 +180,13 @@ export function createOfflineProcessor(o: OfflineProcessorOptions): BundleProces
         let reader = rephrased ? gap!.reader : o.reader;
         let situated: Record<string, string> = {};
         const s = situating?.situate(
-          { question, answer: cand.plan.answer, answerType: cand.plan.answerType, evidence: evidenceRecords },
+          {
+            question,
+            answer: cand.plan.answer,
+            answerType: cand.plan.answerType,
+            evidence: evidenceRecords,
+            ...(cand.askedRecord ? { askedRecord: cand.askedRecord } : {}),
+          },
           situationRng,
         );
         if (s) {

@@ -1,3 +1,4 @@
+import { isVerb, needsObject } from './verb-frames.ts';
 import type { SourceRecord } from '../../../sandbox/contract.ts';
 import { analyse, type NlpSentence, type NlpToken } from './nlp.ts';
 import { roleRange, whoAt } from './speakers.ts';
@@ -45,7 +46,7 @@ export const GENERIC_HEADS: ReadonlySet<string> = new Set(
     'thing things stuff lot lots time times way ways idea ideas bit kind sort part parts day days moment moments fun one ' +
     'something anything everything nothing people someone everyone chance opportunity place world life year week month ' +
     'today tonight yesterday tomorrow morning night evening lot experience feeling feelings sense reason point end word words ' +
-    'chunk bunch couple handful self structure afternoon hour minute'
+    'chunk bunch couple handful self structure afternoon hour minute while stretch detail details'
   ).split(' '),
 );
 const DETERMINERS = new Set(['a', 'an', 'the', 'my', 'our', 'some', 'this', 'that', 'these', 'those', 'his', 'her', 'their', 'your']);
@@ -133,11 +134,24 @@ export function clausesOfSentence(s: NlpSentence, who: string): Clause[] {
     // "I love having …", "I spent a good chunk of …": no thing of its own.
     if (LIGHT.has(o.head.lemma) && o.head.pos === 'VERB') continue;
     if (GENERIC_HEADS.has(head) || GENERIC_HEADS.has(o.head.text.toLowerCase()) || head.length < 3) continue;
+    if (lostObject(lemma, preps)) continue;
     const object = s.text.slice(t[o.from]!.start - s.start, t[o.to]!.end - s.start);
     out.push({ who, lemma, verb: v, tense, prep: preps.join(' '), object, head, determiner: o.det, sentence: s });
   }
   out.push(...attributesOf(s, who));
   return out;
+}
+
+/**
+ * Whether a verb read with only a preposition phrase has lost its object to a relative clause ("the progress I made
+ * at the archives" read as "I made at the archives", "the bread I picked up at the market"): the verb, or the
+ * phrasal verb its particle makes, needs a direct object (WordNet's frames), and with the preposition it makes no
+ * verb of its own ("look at", "catch up with" take their object after it).
+ */
+function lostObject(lemma: string, preps: readonly string[]): boolean {
+  if (!preps.length || isVerb(`${lemma} ${preps.join(' ')}`)) return false;
+  if (preps.length === 2 && isVerb(`${lemma} ${preps[0]}`)) return needsObject(`${lemma} ${preps[0]}`);
+  return needsObject(lemma);
 }
 
 /** "My favorite book is Charlotte's Web" → attribute "favorite book", object "Charlotte's Web". */

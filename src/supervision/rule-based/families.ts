@@ -424,19 +424,26 @@ export function anchors(ctx: RuleContext, who: string): readonly Stated[] {
 /**
  * Multi-hop through time, two sessions: "What did Melanie paint after running the charity race?" The anchor event
  * (named once in the history) dates the first hop; the answer is the one thing the speaker says they did with the
- * asked verb in a later session. The verb has other objects earlier, so the anchor is needed.
+ * asked verb in a later session. The verb has other objects earlier, so the anchor is needed. The anchor is the
+ * latest that works: people date a thing by what came just before it, and one answer is asked once, not once per
+ * earlier event (a random anchor asked "What did I leave after …? → Ridgecrest" seven times, with seven anchors).
  */
-export function eventAfterQuestion(ctx: RuleContext, i: number, c: Clause, rng: Rng): RuleCandidate | undefined {
+export function eventAfterQuestion(ctx: RuleContext, i: number, c: Clause): RuleCandidate | undefined {
   if (aspectOf(c) !== 'done' || c.attribute) return undefined;
   const verb = verbKey(c);
   const all = ctx.clauses().said(c.who, verb);
   if (distinctObjects(all).length < 2) return undefined;
   const day = eventDay(ctx, { i, c });
   if (!day) return undefined;
-  for (const a of rng.shuffle(anchors(ctx, c.who))) {
+  const dated = anchors(ctx, c.who).flatMap((a) => {
     const aDay = eventDay(ctx, a);
+    return aDay ? [{ a, aDay }] : [];
+  });
+  // Latest first; ties by place in the history, so the choice does not depend on the order anchors were found in.
+  dated.sort((x, y) => (x.aDay === y.aDay ? y.a.i - x.a.i : x.aDay < y.aDay ? 1 : -1));
+  for (const { a, aDay } of dated) {
     // Said in an earlier session, and happened before the asked event (dates compare at the coarser precision).
-    if (!aDay || (dayOf(ctx, a.i) ?? '') >= (dayOf(ctx, i) ?? '') || !before(aDay, day) || a.c.head === c.head) continue;
+    if ((dayOf(ctx, a.i) ?? '') >= (dayOf(ctx, i) ?? '') || !before(aDay, day) || a.c.head === c.head) continue;
     const after = all.filter((s) => before(aDay, eventDay(ctx, s) ?? ''));
     if (after.length !== 1 || after[0]!.c !== c) continue;
     const earlier = all.filter((s) => before(eventDay(ctx, s) ?? '9999', aDay));
@@ -460,6 +467,7 @@ export function eventAfterQuestion(ctx: RuleContext, i: number, c: Clause, rng: 
         ]),
         ['lookup', 'order-in-time', 'lookup'],
       ),
+      askedRecord: rb.id,
     };
   }
   return undefined;

@@ -46,7 +46,7 @@ import {
 } from './templates.ts';
 
 /** Name and version of the offline generator, written into every item it makes. */
-export const RULE_BASED_GENERATOR = 'rule-based@16';
+export const RULE_BASED_GENERATOR = 'rule-based@17';
 
 /** Question types the rule-based generator can write. */
 export const RULE_BASED_TYPES: readonly QuestionType[] = ['single-hop', 'multi-hop', 'temporal', 'aggregation', 'false-premise'];
@@ -326,7 +326,7 @@ function templateCandidate(ctx: RuleContext, bundle: Bundle, type: QuestionType,
       // the one most histories can support.
       for (const s of memberClauses(ctx, members, rng)) {
         if (!budget()) break;
-        const c = fresh(ctx, eventAfterQuestion(ctx, s.i, s.c, rng));
+        const c = fresh(ctx, eventAfterQuestion(ctx, s.i, s.c));
         if (c) return c;
       }
       if (rng.next() < 0.75) {

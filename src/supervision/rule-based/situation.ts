@@ -12,7 +12,7 @@ import type { Clause } from './clauses.ts';
 import type { RuleContext } from './rule-context.ts';
 
 /** Version of the situating step: part of what made the items (and of the resume journal's run key). */
-export const SITUATION = 'situation@2';
+export const SITUATION = 'situation@3';
 
 /**
  * Share of the eligible questions of a user–assistant history placed in their day: all of them. On the RHELM
@@ -23,8 +23,8 @@ export const SITUATION = 'situation@2';
 export const SITUATION_SHARE = 1;
 
 /**
- * Share of the questions naming their date whose date is replaced by a situation (the rest keep it and stay as
- * they are). Calibrated on the RHELM development personas, whose own questions name a month or date about a third
+ * Share of the questions naming their date whose date is replaced by a situation (the rest keep it, the situation
+ * beside it). Calibrated on the RHELM development personas, whose own questions name a month or date about a third
  * of the time: replacing every date took the generated share from 42% to 29% (bench/results/2026-12-03-situated-days).
  */
 export const IN_PLACE_SHARE = 0.5;
@@ -46,14 +46,16 @@ const near = (a: string, b: string) => {
 };
 const BEFORE = [', before I ', ', some time before I '] as const;
 const AFTER = [', after I ', ', some time after I '] as const;
-/** Questions that ask for a day: "When did I …?", "On which day did you talk about …?". */
-const ASKS_DAY = /^(?:When|On which day) did /;
+/** Questions that ask for a day: "When did I …?", "On which day (in May 2024) did you talk about …?". */
+const ASKS_DAY = new RegExp(`^(?:When|On which day(?: in (?:${MONTHS}) \\d{4})?) did `);
+/** The month a question asking for a day may name (it narrows the day; a situation near the day still adds). */
+const MONTH_PHRASE = new RegExp(`^ in (?:${MONTHS}) \\d{4}$`);
 /** Question forms a situation may follow: lookups, not yes/no (it would join a second claim) or a choice. */
 const SITUABLE = /^(?:What|Which|Who|Where|How|After|Right before)\b/;
 /** Any other time a question names ("in 2024", "2024-05-04"): placing a day next to it would say it twice. */
 const DATED = new RegExp(`\\b(?:${MONTHS}|\\d{4})\\b`);
 /** Heads that say how long or how much, not what was done ("spent a while", "made some progress"). */
-const VAGUE = new Set('while stretch progress moment break look note step steps effort attempt sight track care bed'.split(' '));
+const VAGUE = new Set('progress break look note step steps effort attempt sight track care bed'.split(' '));
 /** Verbs whose first object is a person, the thing given left out ("sent Sofia …"). */
 const GIVING = new Set(['send', 'give', 'show', 'tell', 'ask', 'offer', 'bring', 'hand', 'text', 'email', 'message', 'pass']);
 
@@ -85,6 +87,11 @@ export interface SituableItem {
   answerType: AnswerType;
   /** The evidence record ids. */
   evidence: readonly string[];
+  /**
+   * The evidence record whose day the question asks about, when its evidence spans days ("What did I check on after
+   * closing the windows?": the later one). Without it, all evidence must be of one conversation and day.
+   */
+  askedRecord?: string;
 }
 
 /** The situating step of the offline generator. */
@@ -102,13 +109,16 @@ export interface Situating {
  * points at the evidence, and a retriever finds it easily. This step places it by another thing the user said they
  * did, named once in the history, from a record that is not evidence:
  * - on the same day, from the evidence's conversation: appended ("Which kit did I use, the same day I met up with
- *   Leila?") or in place of the date the template named ("After I talked about the projector on the day I arrived
- *   at the Humboldt Forum, which name did you mention?");
+ *   Leila?"), in place of the date the template named ("After I talked about the projector on the day I arrived
+ *   at the Humboldt Forum, which name did you mention?") or beside it ("What projector did you mention on 20 April
+ *   2024, the day I also ran into Dr. van der Meer?"); a two-hop question, by the day of the later event it asks
+ *   about ("After closing the windows, what did I check on, the same day I noted the wind speed?");
  * - when the answer is a date (the same day's event would give it away), on another day, before or after:
  *   "When did I repair the rear tire, some time before I flew to Lisbon?".
  * Its words point away from the evidence, as a real question's do; it changes no answer. Such a question is asked
  * in the user's own voice ("I", "you" for the assistant), as RHELM's are. Only for a user's own history (the
- * one-day-per-conversation histories this was measured on), and only when all evidence is of one conversation and day.
+ * one-day-per-conversation histories this was measured on), and only when all evidence is of one conversation and day
+ * or the template names the record whose day it asks about.
  */
 export function createSituating(ctx: RuleContext, graph: RecordGraph, share = SITUATION_SHARE, inPlaceShare = IN_PLACE_SHARE): Situating {
   // The user's events named once in the history with their day and phrase (read on first use: the clause index
@@ -126,7 +136,7 @@ export function createSituating(ctx: RuleContext, graph: RecordGraph, share = SI
   // Situated question → the question it was: what the blind reader reads.
   const before = new Map<string, string>();
   return {
-    situate({ question, answer, answerType, evidence }, rng) {
+    situate({ question, answer, answerType, evidence, askedRecord }, rng) {
       if (!ctx.userVoice || rng.next() >= share) return undefined;
       if (!question.endsWith('?') || / or /.test(question) || before.has(question)) return undefined;
       // The day asked for, as answered ("30 October 2024"): the event may be told on a later day ("yesterday I …").
@@ -136,29 +146,34 @@ export function createSituating(ctx: RuleContext, graph: RecordGraph, share = SI
       // A past event's question: "What is my main concern, on the day I …?" places nothing.
       if (!(dated ? ASKS_DAY : SITUABLE).test(question) || !/ did /.test(question)) return undefined;
       const dates = question.match(DATE_PHRASE) ?? [];
-      if (dates.length > (dated ? 0 : 1) || DATED.test(question.replace(DATE_PHRASE, ''))) return undefined;
-      if (dates.length && rng.next() >= inPlaceShare) return undefined;
+      if (dates.length > 1 || (dated && dates.length && !MONTH_PHRASE.test(dates[0]!))) return undefined;
+      if (DATED.test(question.replace(DATE_PHRASE, ''))) return undefined;
+      // The rest keep their date and are placed beside it: "… on 11 May 2024, the same day I met Leila?".
+      const inPlace = dates.length > 0 && !dated && rng.next() < inPlaceShare;
       const voiced = ownVoice(question);
       if (voiced === undefined) return undefined;
       const at = evidence.map((id) => graph.index.get(id));
       if (!at.length || at.some((i) => i === undefined)) return undefined;
-      const thread = graph.threadOf[at[0]!]!;
-      const day = recordDate(graph.records[at[0]!]!);
-      if (!day || at.some((i) => graph.threadOf[i!] !== thread || recordDate(graph.records[i!]!) !== day)) return undefined;
-      const asked = contentStems(question);
+      const asked = askedRecord === undefined ? at[0]! : graph.index.get(askedRecord);
+      if (asked === undefined || !at.includes(asked)) return undefined;
+      const thread = graph.threadOf[asked]!;
+      const day = recordDate(graph.records[asked]!);
+      const sameDay = (i: number) => graph.threadOf[i] === thread && recordDate(graph.records[i]!) === day;
+      if (!day || (askedRecord === undefined && !at.every((i) => sameDay(i!)))) return undefined;
+      const words = contentStems(question);
       const options = known().filter(
         (e) =>
           !at.includes(e.i) &&
           (dated ? near(e.day, answered!) : graph.threadOf[e.i] === thread && e.day === day) &&
           // Its words must add to the question's, not repeat them.
-          !e.stems.some((w) => asked.has(w)),
+          !e.stems.some((w) => words.has(w)),
       );
       if (!options.length) return undefined;
       const o = options[rng.int(options.length)]!;
       const pick = <T>(xs: readonly T[]) => xs[rng.int(xs.length)]!;
       const situated = dated
         ? `${voiced.slice(0, -1)}${pick(o.day > answered! ? BEFORE : AFTER)}${o.phrase}?`
-        : dates.length
+        : inPlace
           ? voiced.replace(DATE_PHRASE, `${pick(IN_PLACE)}${o.phrase}`)
           : `${voiced.slice(0, -1)}${pick(LEADS)}${o.phrase}?`;
       before.set(situated, question);

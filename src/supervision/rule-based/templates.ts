@@ -21,6 +21,11 @@ export interface RuleCandidate {
   template: string;
   question: string;
   plan: AnswerPlan;
+  /**
+   * The evidence record whose day the question asks about when its evidence spans days (a two-hop question's later
+   * event): the situating step may place the question by another thing done that day.
+   */
+  askedRecord?: string;
 }
 
 export type { RuleContext } from './rule-context.ts';

@@ -85,3 +85,9 @@ export function needsObject(lemma: string): boolean {
   }
   return answer;
 }
+
+/** Whether WordNet lists `lemma` as a verb ("look at", "pick up" are; "make at" is not). */
+export function isVerb(lemma: string): boolean {
+  load();
+  return senseOffsets!.has(lemma.trim().toLowerCase().replace(/\s+/g, '_'));
+}
