@@ -1,7 +1,7 @@
-import { isVerb, needsObject } from './verb-frames.ts';
 import type { SourceRecord } from '../../../sandbox/contract.ts';
 import { analyse, type NlpSentence, type NlpToken } from './nlp.ts';
 import { roleRange, whoAt } from './speakers.ts';
+import { isVerb, needsObject } from './verb-frames.ts';
 
 /**
  * A first-person statement of a speaker about themselves: "I painted a sunrise", "I've been researching adoption

@@ -421,6 +421,26 @@ export function anchors(ctx: RuleContext, who: string): readonly Stated[] {
   return found;
 }
 
+const latestMemo = new WeakMap<readonly Stated[], ReadonlyArray<{ a: Stated; aDay: string }>>();
+
+/**
+ * The speaker's {@link anchors} with their days, latest first; ties by place in the history, so the order does not
+ * depend on the order they were found in. Memoised with the anchors: every multi-hop try walks them.
+ */
+function latestFirst(ctx: RuleContext, who: string): ReadonlyArray<{ a: Stated; aDay: string }> {
+  const once = anchors(ctx, who);
+  let dated = latestMemo.get(once);
+  if (!dated) {
+    const days = once.flatMap((a) => {
+      const aDay = eventDay(ctx, a);
+      return aDay ? [{ a, aDay }] : [];
+    });
+    days.sort((x, y) => (x.aDay === y.aDay ? y.a.i - x.a.i : x.aDay < y.aDay ? 1 : -1));
+    latestMemo.set(once, (dated = days));
+  }
+  return dated;
+}
+
 /**
  * Multi-hop through time, two sessions: "What did Melanie paint after running the charity race?" The anchor event
  * (named once in the history) dates the first hop; the answer is the one thing the speaker says they did with the
@@ -435,13 +455,7 @@ export function eventAfterQuestion(ctx: RuleContext, i: number, c: Clause): Rule
   if (distinctObjects(all).length < 2) return undefined;
   const day = eventDay(ctx, { i, c });
   if (!day) return undefined;
-  const dated = anchors(ctx, c.who).flatMap((a) => {
-    const aDay = eventDay(ctx, a);
-    return aDay ? [{ a, aDay }] : [];
-  });
-  // Latest first; ties by place in the history, so the choice does not depend on the order anchors were found in.
-  dated.sort((x, y) => (x.aDay === y.aDay ? y.a.i - x.a.i : x.aDay < y.aDay ? 1 : -1));
-  for (const { a, aDay } of dated) {
+  for (const { a, aDay } of latestFirst(ctx, c.who)) {
     // Said in an earlier session, and happened before the asked event (dates compare at the coarser precision).
     if ((dayOf(ctx, a.i) ?? '') >= (dayOf(ctx, i) ?? '') || !before(aDay, day) || a.c.head === c.head) continue;
     const after = all.filter((s) => before(aDay, eventDay(ctx, s) ?? ''));

@@ -75,7 +75,7 @@ function framesAt(offset: number, lemma: string): number[] {
  * judge it by. The first call reads the WordNet files (about 50 ms); answers are cached per lemma.
  */
 export function needsObject(lemma: string): boolean {
-  const key = lemma.trim().toLowerCase().replace(/\s+/g, '_');
+  const key = keyOf(lemma);
   let answer = answers.get(key);
   if (answer === undefined) {
     load();
@@ -89,5 +89,10 @@ export function needsObject(lemma: string): boolean {
 /** Whether WordNet lists `lemma` as a verb ("look at", "pick up" are; "make at" is not). */
 export function isVerb(lemma: string): boolean {
   load();
-  return senseOffsets!.has(lemma.trim().toLowerCase().replace(/\s+/g, '_'));
+  return senseOffsets!.has(keyOf(lemma));
+}
+
+/** WordNet's spelling of a lemma: lower case, underscores between the words of a phrasal verb. */
+function keyOf(lemma: string): string {
+  return lemma.trim().toLowerCase().replace(/\s+/g, '_');
 }
