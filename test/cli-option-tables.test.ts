@@ -57,6 +57,10 @@ describe('option tables', () => {
     );
     expect(() => parseOptions(OPTIMIZE_OPTIONS, { select: 'best' })).toThrow(expect.objectContaining({ code: 'E_BAD_SELECT' }));
     expect(() => parseOptions(EVAL_OPTIONS, { design: 'd' })).toThrow(expect.objectContaining({ code: 'E_MISSING_FLAG' }));
+    // One seed is a list of whole numbers too short for pooling: the message says what is missing.
+    expect(() => parseOptions(COMPARE_OPTIONS, { history: 'h', supervision: 's', rngSeeds: '1' })).toThrow(
+      /--rng-seeds "1": expected a comma-separated list of 2 or more whole numbers$/,
+    );
   });
 
   it("map onto the library's config schemas unchanged", () => {

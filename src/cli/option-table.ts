@@ -59,7 +59,7 @@ interface ZodDef {
   innerType?: z.ZodType;
   in?: z.ZodType;
   element?: z.ZodType;
-  checks?: Array<{ _zod: { def: { check: string; value?: number; inclusive?: boolean; format?: string } } }>;
+  checks?: Array<{ _zod: { def: { check: string; value?: number; inclusive?: boolean; format?: string; minimum?: number } } }>;
   entries?: Record<string, string>;
 }
 
@@ -133,7 +133,11 @@ function expected(spec: OptionSpec, given: unknown): string {
   if (d.type === 'number') return `expected ${describeNumber(c)}`;
   if (d.type !== 'array' || !d.element) return '';
   const element = core(d.element);
-  if (def(element).type === 'number') return `expected a comma-separated list of ${describeNumber(element).replace(/^a /, '')}s`;
+  // "1" for a list of at least two is a list of whole numbers: say the count, or the message names the wrong fault.
+  const min = (d.checks ?? []).map((x) => x._zod.def).find((x) => x.check === 'min_length')?.minimum;
+  const count = min && min > 1 ? `${min} or more ` : '';
+  if (def(element).type === 'number')
+    return `expected a comma-separated list of ${count}${describeNumber(element).replace(/^a /, '')}s`;
   const allowed = choicesOf(element);
   if (!allowed) return '';
   const unknown = Array.isArray(given) ? given.filter((x) => !allowed.includes(String(x))) : [];
