@@ -318,4 +318,21 @@ describe("a user's own history: questions in the first person", () => {
     expect(inUserVoice(when!.question)).toBe('When did I join a chess club?');
     expect(got.answer).toBe('9 March 2024');
   });
+
+  it("never asks a user to confirm something of their own history they said they did (\"Did I join a chess club?\" → Yes)", () => {
+    const templates = (recs: SourceRecord[]) => {
+      const seen = new Set<string>();
+      for (let seed = 1; seed <= 200; seed++) {
+        const fresh = createRuleContext(buildRecordGraph(recs));
+        const bundle = { id: 'b', seed: recs[0]!.id, records: recs.map((r) => r.id), tokens: 0, path: [] };
+        const c = ruleCandidate(fresh, bundle, 'single-hop', createRng(seed));
+        if (c) seen.add(c.template ?? '');
+      }
+      return seen;
+    };
+    expect(templates(mine)).not.toContain('yes-no');
+    expect(templates(mine)).toContain('event-what');
+    // Between people the form stays: LoCoMo's own questions ask it.
+    expect(templates(records)).toContain('yes-no');
+  });
 });

@@ -80,6 +80,16 @@ describe('checkQuestion', () => {
     expect(checkQuestion('What is the name of the greyhound Evan adopted?', 'Biscuit', 'text', all)).toEqual({ ok: true });
     expect(checkQuestion('Which dog, Biscuit, did Evan adopt?', 'Biscuit', 'text', all)).toMatchObject({ reason: 'question:answer-leak' });
   });
+
+  it('drops a date answer the question writes in another form, and keeps a coarser date', () => {
+    const asked = 'What date does the document “Calendar Change Log – June 3, 2024” give in the part about the move?';
+    expect(checkQuestion(asked, '3 June 2024', 'date', all)).toMatchObject({ reason: 'question:answer-leak', detail: expect.stringContaining('June 3, 2024') });
+    expect(checkQuestion('What date do the notes (2024-05-09) give for the market visit?', '9 May 2024', 'date', all)).toMatchObject({
+      reason: 'question:answer-leak',
+    });
+    expect(checkQuestion('On which day in May 2024 did I visit the market?', '9 May 2024', 'date', all)).toEqual({ ok: true });
+    expect(checkQuestion('What did I buy on 9 May 2024?', 'wild garlic', 'text', all)).toEqual({ ok: true });
+  });
 });
 
 describe('checkAudit', () => {

@@ -1,4 +1,5 @@
 import type { AnswerType } from '../history/record.ts';
+import { findDates, parseExactDate, sameDate } from '../text/date-parse.ts';
 import { listItems } from './answer-type.ts';
 
 /** Why a written question was dropped. */
@@ -58,9 +59,21 @@ export function checkQuestion(
     } else if (answer.trim().length >= 2 || /\d/.test(answer)) {
       if (contains(q, answer) && !offeredChoice(q, answer))
         return { ok: false, reason: 'question:answer-leak', detail: `contains the answer "${answer}"` };
+      const written = writtenDate(q, answer);
+      if (written) return { ok: false, reason: 'question:answer-leak', detail: `contains the answer date as "${written}"` };
     }
   }
   return { ok: true };
+}
+
+/**
+ * The answer's date as the question writes it in another form, if it does: a document titled "Log – June 3, 2024"
+ * asked "What date does the log give?" → "3 June 2024" names its answer though no word matches.
+ */
+function writtenDate(question: string, answer: string): string | undefined {
+  const date = parseExactDate(answer);
+  if (!date) return undefined;
+  return findDates(question).find((m) => sameDate(m.date, date))?.text;
 }
 
 /**

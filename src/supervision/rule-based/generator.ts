@@ -46,7 +46,7 @@ import {
 } from './templates.ts';
 
 /** Name and version of the offline generator, written into every item it makes. */
-export const RULE_BASED_GENERATOR = 'rule-based@17';
+export const RULE_BASED_GENERATOR = 'rule-based@18';
 
 /** Question types the rule-based generator can write. */
 export const RULE_BASED_TYPES: readonly QuestionType[] = ['single-hop', 'multi-hop', 'temporal', 'aggregation', 'false-premise'];
@@ -157,7 +157,12 @@ const COUNT_TRIES = 12;
  * questions as "which … most" (Jonas 5 of 15, Justice 6 of 16); its cap is its own group's (fill-caps.ts).
  */
 const COMPARE_SHARE = 0.35;
-/** Of those single-hop tries, the share asked as yes/no with a verified premise ("Did Caroline join …?" → Yes). */
+/**
+ * Of those single-hop tries, the share asked as yes/no with a verified premise ("Did Caroline join …?" → Yes).
+ * Not in a user's own history: none of the RHELM development personas' 229 questions asks "Did I …?" of something
+ * they said they did (their yes/no forms are "Can you remind me …" requests built on a false premise), and ours
+ * read as a sentence of the evidence turned round ("Did I notice a pattern?", "Did I make notes?").
+ */
 const YES_NO_SHARE = 0.15;
 /**
  * How often a multi-hop request whose bundle holds outlined document sections is first tried as a section-order
@@ -203,7 +208,8 @@ function templateCandidate(ctx: RuleContext, bundle: Bundle, type: QuestionType,
         }
       }
       if (rng.next() < FAMILY_SHARE) {
-        const yesNo = rng.next() < YES_NO_SHARE;
+        // The draw stays so a user-voice history's other choices are the ones they were.
+        const yesNo = rng.next() < YES_NO_SHARE && !ctx.userVoice;
         for (const s of memberClauses(ctx, members, rng)) {
           if (!budget()) break;
           const c = fresh(ctx, yesNo ? yesNoQuestion(ctx, s.i, s.c, rng, false) : eventWhatQuestion(ctx, s.i, s.c));
