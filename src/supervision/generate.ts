@@ -16,6 +16,7 @@ import { buildRecordGraph, type RecordGraphOptions } from './record-graph.ts';
 import { hashString, shortHash } from './rng.ts';
 import { createRuleContext, factSeedWeight, RULE_BASED_TYPES } from './rule-based/generator.ts';
 import { splitByBundle } from './split.ts';
+import { holdGroupShares } from './set-shares.ts';
 import { emptyStats, mergeStats, reject, stageRows, type GenerationSummary, type RunStats } from './summary.ts';
 
 /** Progress of a run, for a progress bar. */
@@ -272,7 +273,18 @@ export async function generateSupervision(history: History, options: GenerateOpt
     }
   }
 
-  const chosen = kept.slice(0, n);
+  let chosen = kept.slice(0, n);
+  if (chosen.length < n && processor.fillCap) {
+    // Short of the target, the capped groups would hold more than their share of what was kept (set-shares.ts).
+    const capOf = ({ item }: (typeof kept)[number]) => {
+      const template = item.checks?.template;
+      const cap = typeof template === 'string' ? processor.fillCap!(template) : undefined;
+      return cap?.always ? cap : undefined;
+    };
+    const held = holdGroupShares(chosen, capOf);
+    chosen = held.items;
+    for (let k = 0; k < held.dropped; k++) reject(stats, 'cap:share-of-set');
+  }
   const bundleOf = new Map(chosen.map((k) => [k.item.id, k.bundle]));
   let chosenItems = chosen.map((k) => k.item);
   let lexicalGap: GapTargetReport | undefined;

@@ -11,10 +11,11 @@
  * alone took 45% of the development conversations' items, most of them "When did X talk about Y?" and yes/no forms,
  * once the "What N did X mention?" questions read from a verb or an adverb ("What softens…?") were dropped.
  * Calibrated on the development histories (LoCoMo conv-26 and conv-30), where the people's own questions are
- * about what happened, not about what was talked about, and under 2% are yes/no.
+ * about what happened, not about what was talked about, and under 2% are yes/no. A group's share is of the set that
+ * is kept: a set that stops short of its target is brought back to it afterwards (../set-shares.ts).
  */
 
-/** One group of templates that share a cap, and the share of the target they may take in all. */
+/** One group of templates that share a cap, and the share of the set they may take in all. */
 export interface FillCap {
   group: string;
   share: number;
