@@ -319,7 +319,7 @@ describe("a user's own history: questions in the first person", () => {
     expect(got.answer).toBe('9 March 2024');
   });
 
-  it("never asks a user to confirm something of their own history they said they did (\"Did I join a chess club?\" → Yes)", () => {
+  it('never asks a user to confirm something of their own history they said they did ("Did I join a chess club?" → Yes)', () => {
     const templates = (recs: SourceRecord[]) => {
       const seen = new Set<string>();
       for (let seed = 1; seed <= 200; seed++) {

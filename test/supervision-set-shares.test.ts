@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { holdGroupShares } from '../src/supervision/set-shares.ts';
 
 describe('holdGroupShares', () => {
-  const capOf = (t: string) => (t.startsWith('yn') ? { group: 'yes-no', share: 0.1 } : t.startsWith('m') ? { group: 'mention', share: 0.2 } : undefined);
+  const capOf = (t: string) =>
+    t.startsWith('yn') ? { group: 'yes-no', share: 0.1 } : t.startsWith('m') ? { group: 'mention', share: 0.2 } : undefined;
 
   it('drops the last-kept items of a group over its share of the final set, shrinking the allowance as it drops', () => {
     // 20 items, 5 yes/no (25%): the set keeps ceil(0.1 × size) of them, and size falls with each drop.

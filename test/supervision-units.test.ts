@@ -83,7 +83,10 @@ describe('checkQuestion', () => {
 
   it('drops a date answer the question writes in another form, and keeps a coarser date', () => {
     const asked = 'What date does the document “Calendar Change Log – June 3, 2024” give in the part about the move?';
-    expect(checkQuestion(asked, '3 June 2024', 'date', all)).toMatchObject({ reason: 'question:answer-leak', detail: expect.stringContaining('June 3, 2024') });
+    expect(checkQuestion(asked, '3 June 2024', 'date', all)).toMatchObject({
+      reason: 'question:answer-leak',
+      detail: expect.stringContaining('June 3, 2024'),
+    });
     expect(checkQuestion('What date do the notes (2024-05-09) give for the market visit?', '9 May 2024', 'date', all)).toMatchObject({
       reason: 'question:answer-leak',
     });

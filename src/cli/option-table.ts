@@ -136,8 +136,7 @@ function expected(spec: OptionSpec, given: unknown): string {
   // "1" for a list of at least two is a list of whole numbers: say the count, or the message names the wrong fault.
   const min = (d.checks ?? []).map((x) => x._zod.def).find((x) => x.check === 'min_length')?.minimum;
   const count = min && min > 1 ? `${min} or more ` : '';
-  if (def(element).type === 'number')
-    return `expected a comma-separated list of ${count}${describeNumber(element).replace(/^a /, '')}s`;
+  if (def(element).type === 'number') return `expected a comma-separated list of ${count}${describeNumber(element).replace(/^a /, '')}s`;
   const allowed = choicesOf(element);
   if (!allowed) return '';
   const unknown = Array.isArray(given) ? given.filter((x) => !allowed.includes(String(x))) : [];
