@@ -67,7 +67,8 @@ export const COMPARE_OPTIONS = optionTable({
   rngSeeds: {
     flags: '--rng-seeds <list>',
     description:
-      'run the comparison once per RNG seed (two or more, comma-separated, e.g. 1,2,3; each in <out>/seed-<n>; one seed is --rng-seed) and pool the runs: ' +
+      'run the comparison once per RNG seed (two or more, comma-separated, e.g. 1,2,3; each in <out>/seed-<n>; ' +
+      'one seed is --rng-seed) and pool the runs: ' +
       "the interval then covers the search's luck as well as the questions",
     schema: z.array(z.number().int()).min(2).optional(),
   },
