@@ -48,11 +48,12 @@ describe.skipIf(!existsSync(LOCOMO))('offline generation on every LoCoMo convers
   const histories = existsSync(LOCOMO) ? loadHistoriesSync(`locomo:${LOCOMO}`) : [];
   it.each(histories.map((h) => [h.id, h] as const))(
     // A short conversation runs out of varied questions before 300, and the template groups' caps hold from the
-    // first item, so its set stops short (conv-30: 180) rather than filling up with "When did X talk about Y?".
-    '%s: ≥ 150 checked items with a train/val split',
+    // first item, so its set stops short rather than filling up with "When did X talk about Y?"; the groups are then
+    // held to their share of what was kept (set-shares.ts; conv-30: 180 items before, 128 after).
+    '%s: ≥ 120 checked items with a train/val split',
     async (_id, history) => {
       const { items, summary } = await generateSupervision(history, { mode: 'offline', n: 300 });
-      expectSound(history, items, 150);
+      expectSound(history, items, 120);
       expect(GenerationSummarySchema.parse(summary).kept).toBe(items.length);
       expect(Object.keys(summary.byType).length).toBeGreaterThanOrEqual(4);
       // The linked-pair family makes multi-hop questions from the same session, with both records as evidence.
