@@ -19,25 +19,26 @@ export interface SetShareCap {
  * resumed run that keeps the same items drops the same ones.
  */
 export function holdGroupShares<T>(kept: readonly T[], capOf: (item: T) => SetShareCap | undefined): { items: T[]; dropped: number } {
+  const caps = kept.map(capOf);
+  // Each group's items by position, in the order kept; a group's order is that of its first item.
+  const members = new Map<string, number[]>();
+  caps.forEach((cap, k) => {
+    if (!cap) return;
+    const at = members.get(cap.group);
+    if (at) at.push(k);
+    else members.set(cap.group, [k]);
+  });
   const drop = new Set<number>();
-  for (;;) {
+  for (let changed = true; changed; ) {
+    changed = false;
     const size = kept.length - drop.size;
-    const counts = new Map<string, number[]>();
-    kept.forEach((it, k) => {
-      if (drop.has(k)) return;
-      const cap = capOf(it);
-      if (cap) counts.set(cap.group, [...(counts.get(cap.group) ?? []), k]);
-    });
-    let changed = false;
-    for (const [, at] of counts) {
-      const allowed = Math.ceil(size * capOf(kept[at[0]!]!)!.share);
-      if (at.length <= allowed) continue;
+    for (const at of members.values()) {
+      if (at.length <= Math.ceil(size * caps[at[0]!]!.share)) continue;
       // One over-share item at a time: each drop shrinks the set, and so every group's allowance.
-      drop.add(at[at.length - 1]!);
+      drop.add(at.pop()!);
       changed = true;
       break;
     }
-    if (!changed) break;
   }
   return { items: kept.filter((_, k) => !drop.has(k)), dropped: drop.size };
 }
