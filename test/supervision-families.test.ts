@@ -24,7 +24,7 @@ import {
 import { createRuleContext, ruleCandidate } from '../src/supervision/rule-based/generator.ts';
 import type { RuleCandidate } from '../src/supervision/rule-based/templates.ts';
 import { aboutUser, inUserVoice } from '../src/supervision/rule-based/voice.ts';
-import { turn } from './helpers/turn.ts';
+import { turn, userTurn } from './helpers/turn.ts';
 
 // Ana and Ben over three sessions: what each did, likes and is doing, with one relative date ("yesterday").
 const records: SourceRecord[] = [
@@ -271,13 +271,7 @@ describe('the offline generator with the families', () => {
 });
 
 describe("a user's own history: questions in the first person", () => {
-  const ua = (id: string, time: string, user: string, assistant: string): SourceRecord => ({
-    id,
-    kind: 'turn',
-    time,
-    thread: id.split(':')[0]!,
-    text: `User: ${user}\nAssistant: ${assistant}`,
-  });
+  const ua = userTurn;
   const mine: SourceRecord[] = [
     ua('A:1', '2024-03-10T09:00:00', 'I joined a chess club yesterday.', 'That sounds like a fun way to meet people.'),
     ua('A:2', '2024-03-10T09:05:00', 'I love hiking in the hills.', 'Hiking is great exercise.'),

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { SourceRecord } from '../sandbox/contract.ts';
 import type { BlindReader } from '../src/supervision/blind-recovery.ts';
 import { DEFAULT_SOURCE } from '../src/history/default-source.ts';
 import { loadHistories } from '../src/history/load.ts';
@@ -9,15 +8,9 @@ import { buildRecordGraph } from '../src/supervision/record-graph.ts';
 import { createRng } from '../src/supervision/rng.ts';
 import { createRuleContext } from '../src/supervision/rule-based/generator.ts';
 import { createSituating } from '../src/supervision/rule-based/situation.ts';
-import { turn } from './helpers/turn.ts';
+import { turn, userTurn } from './helpers/turn.ts';
 
-const ua = (id: string, time: string, user: string): SourceRecord => ({
-  id,
-  kind: 'turn',
-  time,
-  thread: id.split(':')[0]!,
-  text: `User: ${user}\nAssistant: Noted.`,
-});
+const ua = userTurn;
 const day = [
   ua('K:1', '2024-05-04T09:00:00', 'This morning I repaired the rear tire with the iFixit kit.'),
   ua('K:2', '2024-05-04T12:00:00', 'This afternoon I bought some wild garlic at the market.'),

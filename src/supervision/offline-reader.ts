@@ -1,7 +1,7 @@
 import type { SourceRecord } from '../../sandbox/contract.ts';
 import { extractiveAnswer, NOT_MENTIONED } from '../scoring/extractive-reader.ts';
 import { daysBetween, formatDate, isoDate, monthNumber, parseExactDate } from '../text/date-parse.ts';
-import { isStopword, stem, terms } from '../text/text.ts';
+import { escapeRegExp, isStopword, stem, terms } from '../text/text.ts';
 import type { BlindInput, BlindReader, BlindReading } from './blind-recovery.ts';
 import { recordDate } from './bundles.ts';
 import { adjacentSection, documentTitleOf, sameHeading, sectionPlace } from './document-outline.ts';
@@ -11,6 +11,7 @@ import { before, eventDayIn, eventPhrase, readDaysAfter } from './rule-based/fam
 import { readDescription } from './rule-based/descriptions.ts';
 import { feelingsAbout, parseFeelingQuestion } from './rule-based/feelings.ts';
 import { aboutUser } from './rule-based/voice.ts';
+import { readCompanionPremise } from './rule-based/companions.ts';
 import { isTopicWord } from './rule-based/cues.ts';
 import { roleRange, whoAt } from './rule-based/speakers.ts';
 
@@ -34,10 +35,6 @@ interface Constraints {
   month?: string;
 }
 
-function escapeText(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
 function constraintsOf(part: string, speakers: readonly string[], withSpeaker: boolean): Constraints {
   const c: Constraints = {};
   const day = /\bon (\d{1,2} [A-Z][a-z]+ \d{4})\b/.exec(part);
@@ -51,7 +48,7 @@ function constraintsOf(part: string, speakers: readonly string[], withSpeaker: b
   if (withSpeaker) {
     let at = Number.POSITIVE_INFINITY;
     for (const s of speakers) {
-      const m = new RegExp(`(?<![\\p{L}])${escapeText(s)}(?![\\p{L}])`, 'u').exec(part);
+      const m = new RegExp(`(?<![\\p{L}])${escapeRegExp(s)}(?![\\p{L}])`, 'u').exec(part);
       if (m && m.index < at) {
         at = m.index;
         c.speaker = s;
@@ -134,7 +131,7 @@ function contextOf(records: readonly SourceRecord[]): { text: string; owner: (of
 
 /** "yoga studio" for "studio": the noun with the content words right before it (no punctuation between). */
 function kindPhrase(text: string, noun: string): string | undefined {
-  const re = new RegExp(`((?:[\\p{L}][\\p{L}'’-]*\\s+){0,2})(${escapeText(noun)})(?![\\p{L}])`, 'iu');
+  const re = new RegExp(`((?:[\\p{L}][\\p{L}'’-]*\\s+){0,2})(${escapeRegExp(noun)})(?![\\p{L}])`, 'iu');
   const m = re.exec(text);
   if (!m) return undefined;
   const before = m[1]!.trim().split(/\s+/).filter(Boolean);
@@ -586,6 +583,7 @@ export function createOfflineBlindReader(options: { topK?: number } = {}): Blind
       if (feeling) return feeling;
       const family = readFamily(input, speakers);
       if (family) return family;
+      if (/^Can you remind me whether /.test(q)) return readCompanionPremise(q, input.records) ?? UNANSWERABLE;
       const cued = /^(When|Right before) (.+?) (?:asked|talked) about (.+?), ((?:which|what|how many|how much) .+)$/.exec(q);
       if (cued) return readCued(cued, input, speakers, topK);
       const linked = /^(?:After (.+?)|In the document (.+?) shared while talking about (.+?)), (.+)$/.exec(q);

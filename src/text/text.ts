@@ -47,3 +47,8 @@ export function countTokens(text: string): number {
 
 /** Special-token markers ("<|endoftext|>") in a history or a design's text are plain text, never an error. */
 export const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
+
+/** `text` as a regular expression that matches it literally. */
+export function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -3,6 +3,7 @@ import { formatDate } from '../../text/date-parse.ts';
 import { resolveDates } from '../../text/resolve-dates.ts';
 import { recordDate } from '../bundles.ts';
 import { type Clause, clausesOf } from './clauses.ts';
+import type { NlpSentence } from './nlp.ts';
 
 /** A clause and the record (by index in the records given) that says it. */
 export interface Stated {
@@ -88,27 +89,35 @@ const NOW = /\b(?:just|today|this morning|this afternoon|tonight|right now)\b/i;
 export function clauseIso(r: SourceRecord, c: Clause): string | undefined {
   // Clauses are cached per record, so one parse per clause serves every question that compares it.
   if (isoCache.has(c)) return isoCache.get(c);
-  const iso = placeInTime(r, c);
+  const iso = sentenceIso(r, c.sentence);
   isoCache.set(c, iso);
   return iso;
 }
 
 const isoCache = new WeakMap<Clause, string | undefined>();
 
-function placeInTime(r: SourceRecord, c: Clause): string | undefined {
+/**
+ * The one date a sentence of record `r` places what it says on, resolved against the record's time ("yesterday",
+ * "on May 3"), or the record's day when the sentence says it happened today (`now`: "this morning", "just");
+ * undefined when it gives none or several.
+ */
+export function sentenceIso(r: SourceRecord, s: Pick<NlpSentence, 'start' | 'end' | 'text'>, now: RegExp = NOW): string | undefined {
   const day = recordDate(r);
   if (!day) return undefined;
-  const s = c.sentence;
   const found = resolveDates(r.text.slice(s.start, s.end), r.time ?? day);
   if (found.length > 1) return undefined;
   if (found.length === 1) return found[0]!.date;
-  return NOW.test(s.text) ? day : undefined;
+  return now.test(s.text) ? day : undefined;
 }
 
 /** {@link clauseIso} as a date answer ("7 May 2023", "May 2023"). */
 export function clauseDate(r: SourceRecord, c: Clause): string | undefined {
   const iso = clauseIso(r, c);
-  if (!iso) return undefined;
+  return iso && isoAsDate(iso);
+}
+
+/** "2023-05-07" → "7 May 2023", "2023-05" → "May 2023": an ISO date as answers write it. */
+export function isoAsDate(iso: string): string {
   const [year, month, day] = iso.split('-').map(Number);
   return formatDate({ year: year!, ...(month ? { month } : {}), ...(day ? { day } : {}) });
 }

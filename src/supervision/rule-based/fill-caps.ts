@@ -31,7 +31,7 @@ const GROUPS: ReadonlyArray<{ group: string; share: number; templates: readonly 
   { group: 'mention', share: 0.1, templates: ['when', 'days-between', 'who-said', 'mention-count'] },
   // Which of two named things figured in more conversations of a period: its own group, as the counts above fill theirs.
   { group: 'mention-compare', share: 0.08, templates: ['mention-compare'] },
-  { group: 'yes-no', share: 0.1, templates: ['yes-no', 'before', 'yes-no-false-premise'] },
+  { group: 'yes-no', share: 0.1, templates: ['yes-no', 'before', 'yes-no-false-premise', 'companion-false-premise'] },
   // Any two dated events of one speaker make a duration question: a history yields them long after the rest.
   { group: 'duration', share: 0.06, templates: ['days-after'] },
 ];

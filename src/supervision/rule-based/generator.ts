@@ -9,6 +9,7 @@ import type { RecordGraph } from '../record-graph.ts';
 import type { Rng } from '../rng.ts';
 import { buildPostings, tokensIn } from './cues.ts';
 import { ClauseIndex } from './clause-index.ts';
+import { companionPremiseQuestion } from './companions.ts';
 import { askedKeys, contextualCandidate } from './contextual.ts';
 import { inUserVoice } from './voice.ts';
 import {
@@ -46,7 +47,7 @@ import {
 } from './templates.ts';
 
 /** Name and version of the offline generator, written into every item it makes. */
-export const RULE_BASED_GENERATOR = 'rule-based@18';
+export const RULE_BASED_GENERATOR = 'rule-based@19';
 
 /** Question types the rule-based generator can write. */
 export const RULE_BASED_TYPES: readonly QuestionType[] = ['single-hop', 'multi-hop', 'temporal', 'aggregation', 'false-premise'];
@@ -310,6 +311,15 @@ function templateCandidate(ctx: RuleContext, bundle: Bundle, type: QuestionType,
       return counts > 0 ? countCandidate(ctx, members, rng) : undefined;
     }
     case 'false-premise': {
+      // A user's own history has no second speaker to swap in; the person they did it with is swapped instead.
+      if (ctx.userVoice) {
+        for (const i of members) {
+          if (!budget()) return undefined;
+          const c = fresh(ctx, companionPremiseQuestion(ctx, i, rng));
+          if (c) return c;
+        }
+        return undefined;
+      }
       for (const s of memberClauses(ctx, members, rng)) {
         if (!budget()) return undefined;
         const c = fresh(ctx, yesNoQuestion(ctx, s.i, s.c, rng, true));

@@ -27,6 +27,12 @@ const PAIRS: ReadonlyArray<[RegExp, string, RegExp, string]> = [
     '$1 has the user $2?',
   ],
   [/^Did the user (.+)\?$/, 'Did I $1?', /^Did I (.+)\?$/, 'Did the user $1?'],
+  [
+    /^Can you remind me whether the user (.+)\?$/,
+    'Can you remind me whether I $1?',
+    /^Can you remind me whether I (.+)\?$/,
+    'Can you remind me whether the user $1?',
+  ],
   [/^Which (\S+) did the user (.+)\?$/, 'Which $1 did I $2?', /^Which (\S+) did I (.+)\?$/, 'Which $1 did the user $2?'],
   [/^Which (\S+) does the user (.+)\?$/, 'Which $1 do I $2?', /^Which (\S+) do I (.+)\?$/, 'Which $1 does the user $2?'],
 ];

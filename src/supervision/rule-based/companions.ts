@@ -1,0 +1,275 @@
+/**
+ * A false premise in a user's own history: the person they did something with, swapped for someone else they do
+ * things with. The user says "This evening I played an online chess match with Justice Banerjee"; the question asks
+ * "Can you remind me whether I played an online chess match with Rohan on 31 August 2024?" and the answer is "No",
+ * corrected by the user's own sentence. People ask their assistant this way (a request to be reminded, built on a
+ * wrong detail); a user-voice history has no second speaker to swap, so the companion is what gets swapped.
+ *
+ * "No" must be what the history says, not a guess: the question names the day the sentence places the event on, and
+ * nothing of that day (its conversation, any record dated then) names the other person.
+ */
+import type { SourceRecord } from '../../../sandbox/contract.ts';
+import { escapeRegExp } from '../../text/text.ts';
+import { recordDate } from '../bundles.ts';
+import type { Rng } from '../rng.ts';
+import { isoAsDate, sentenceIso } from './clause-index.ts';
+import { analyse, type NlpSentence, type NlpToken, sentenceAt } from './nlp.ts';
+import type { RuleContext } from './rule-context.ts';
+import { roleRange } from './speakers.ts';
+import { fact, plan, type RuleCandidate } from './templates.ts';
+
+const USER = 'the user';
+/** Titles a name may start with ("Dr. Weber", "Frau Lehmann"): part of the name, not a name of their own. */
+const TITLES = new Set('dr dr. frau herr mr mr. mrs mrs. ms ms. prof prof. professor justice advocate judge'.split(' '));
+/** Words that start another clause: a "with" past them belongs to something else. */
+const CLAUSE_BREAK = new Set('and but because while when after before so since until where who which that or to'.split(' '));
+const NAME_WORD = /^\p{Lu}[\p{L}'’-]*$/u;
+const MAX_NAME_WORDS = 3;
+/** A sentence that says it happened on the day it was written ("this evening" too: a user's day ends late). */
+const TODAY = /\b(?:just|today|this morning|this afternoon|this evening|tonight|right now)\b/i;
+/** Words that place an event in time: the question gives the day instead ("had lunch today with …"). */
+const TIME_WORDS = new Set('today tonight yesterday earlier morning afternoon evening night week weekend now'.split(' '));
+/** An event longer than this many words before its "with" is more than one thing. */
+const MAX_EVENT_WORDS = 8;
+/** Adverbs allowed between "I" and the verb ("I just had", "I finally caught up"). */
+const MAX_ADVERBS = 2;
+/** How often a name must be seen doing something ("Rohan won", "Maria said") before it counts as a person's. */
+const PERSON_EVIDENCE = 2;
+/** Records read per name when deciding whether it is a person's. */
+const PERSON_READS = 24;
+
+/** Something the user says they did with someone, on a day the sentence gives. */
+export interface CompanionEvent {
+  /** From the verb to "with", as the user said it: "played an online chess match", "had lunch at Café Einstein". */
+  event: string;
+  /**
+   * The event as someone recalls it weeks later, without its modifiers: "played a match", "had lunch at Café
+   * Einstein", "hopped on a call". Questions ask with this; people do not quote their own adjectives back.
+   */
+  gist: string;
+  /** The companion as named ("Justice Banerjee"), and where in the record's text. */
+  name: string;
+  start: number;
+  end: number;
+  sentence: NlpSentence;
+  /** The day it happened (ISO). */
+  iso: string;
+}
+
+/**
+ * "This evening I played chess with Rohan." → played chess, Rohan, that day: the user's past-tense sentence with a
+ * name after "with", the event before it a few words long with no other clause in between, and a day to place it
+ * on. Read from the user's half of a turn; nothing from the assistant's.
+ */
+export function companionEvents(r: SourceRecord): CompanionEvent[] {
+  if (r.kind !== 'turn') return [];
+  const [from, to] = roleRange(r, USER);
+  const own = r.text.slice(from, to);
+  if (!/\bwith \p{Lu}/u.test(own)) return [];
+  const out: CompanionEvent[] = [];
+  for (const sentence of analyse(own, from)) {
+    const toks = sentence.tokens;
+    for (let k = 0; k < toks.length; k++) {
+      if (toks[k]!.text !== 'I') continue;
+      const found = eventAfter(toks, k + 1, r.text);
+      if (!found) continue;
+      const iso = sentenceIso(r, sentence, TODAY);
+      if (iso?.length === 10) out.push({ ...found, sentence, iso });
+    }
+  }
+  return out;
+}
+
+/** The past-tense event that starts at token `k` (after "I") and its companion, or undefined. */
+function eventAfter(toks: readonly NlpToken[], k: number, text: string): Omit<CompanionEvent, 'sentence' | 'iso'> | undefined {
+  let v = k;
+  while (v < k + MAX_ADVERBS && toks[v]?.pos === 'ADV') v++;
+  const verb = toks[v];
+  if (!verb || !pastEvent(toks, v)) return undefined;
+  for (let w = v + 1; w < toks.length && w <= v + MAX_EVENT_WORDS; w++) {
+    const t = toks[w]!;
+    const word = t.text.toLowerCase();
+    if (t.pos === 'PUNCT' || CLAUSE_BREAK.has(word) || (t.pos === 'PRON' && word === 'i') || TIME_WORDS.has(word)) return undefined;
+    if (word !== 'with') continue;
+    // "I went with Rohan": the event must say what was done, not only that something was.
+    if (w === v + 1) return undefined;
+    const n = nameAt(toks, w + 1, text);
+    return n && { ...n, event: text.slice(verb.start, toks[w - 1]!.end), gist: gistOf(toks.slice(v, w)) };
+  }
+  return undefined;
+}
+
+/**
+ * An event's words without adjectives, adverbs past its verb's particle, or nouns that only modify the next noun
+ * ("a rather productive Zoom call" → "a call"); names stay, and "a"/"an" follows the word after it.
+ */
+function gistOf(toks: readonly NlpToken[]): string {
+  const kept = toks.filter((t, k) => {
+    if (k === 0) return true;
+    // "finished clarifying roles": an -ing word right after the verb is what was done, not a modifier.
+    if (t.pos === 'ADJ') return k === 1 && /ing$/.test(t.text);
+    if (t.pos === 'ADV') return k === 1 && toks[0]!.pos !== 'AUX';
+    const next = toks[k + 1]?.pos;
+    if (t.pos === 'NOUN' && !/ing$/.test(t.text) && (next === 'NOUN' || next === 'ADJ')) return false;
+    return true;
+  });
+  // Without its last word the event is cut off ("felt a sense of"): it is kept as said.
+  const words = (kept[kept.length - 1] === toks[toks.length - 1] ? kept : toks).map((t) => t.text);
+  words[0] = words[0]!.toLowerCase();
+  return words.map((w, k) => (/^(?:a|an)$/.test(w) && words[k + 1] ? (/^[aeiou]/i.test(words[k + 1]!) ? 'an' : 'a') : w)).join(' ');
+}
+
+/**
+ * Whether token `v` is a verb in the past tense that says what the user did: "played", "met", "had lunch"; not an
+ * auxiliary of another verb ("had just finished", "’ve been"), a present form or a participle.
+ */
+function pastEvent(toks: readonly NlpToken[], v: number): boolean {
+  const verb = toks[v]!;
+  const lower = verb.text.toLowerCase();
+  if (verb.pos !== 'VERB' && verb.pos !== 'AUX') return false;
+  if (verb.pos === 'AUX') {
+    if (lower !== 'had') return false;
+    let n = v + 1;
+    while (toks[n]?.pos === 'ADV') n++;
+    return toks[n] !== undefined && toks[n]!.pos !== 'VERB' && toks[n]!.pos !== 'AUX';
+  }
+  return lower !== verb.lemma && !/ing$/.test(lower) && !/^['’]/.test(lower) && !/s$/.test(lower.replace(/ss$/, ''));
+}
+
+/** The name that starts at token `j` ("Dr. Emil Weber", "Rohan"), every word a proper noun; undefined if none. */
+function nameAt(toks: readonly NlpToken[], j: number, text: string): Pick<CompanionEvent, 'name' | 'start' | 'end'> | undefined {
+  const words: NlpToken[] = [];
+  if (toks[j] && TITLES.has(toks[j]!.text.toLowerCase())) words.push(toks[j++]!);
+  while (toks[j] && NAME_WORD.test(toks[j]!.text) && !TITLES.has(toks[j]!.text.toLowerCase()) && words.length <= MAX_NAME_WORDS) {
+    words.push(toks[j++]!);
+  }
+  const named = words.filter((w) => !TITLES.has(w.text.toLowerCase()));
+  // "with Miguel’s camera" names a thing, not a companion.
+  if (!named.length || named.some((w) => w.pos !== 'PROPN') || /^['’]/.test(toks[j]?.text ?? '')) return undefined;
+  const start = words[0]!.start;
+  const end = words[words.length - 1]!.end;
+  return { name: text.slice(start, end), start, end };
+}
+
+/** The words of a name that identify the person ("Dr. Emil Weber" → emil, weber). */
+function nameWords(name: string): string[] {
+  return name
+    .split(/\s+/)
+    .map((w) => w.toLowerCase())
+    .filter((w) => !TITLES.has(w));
+}
+
+/** Whether a text names the person: any of the name's own words, as a whole word. */
+function names(text: string, name: string): boolean {
+  return nameWords(name).some((w) => new RegExp(`(?<![\\p{L}])${escapeRegExp(w)}(?![\\p{L}])`, 'iu').test(text));
+}
+
+/**
+ * Whether a name is a person's: a title ("Dr. Rao"), or the name seen as the subject of a verb in at least
+ * {@link PERSON_EVIDENCE} records ("Maria said …", "Oscar sent …"). "with Vivosmart" names a tool, and a swapped
+ * premise must swap a person for a person.
+ */
+function isPerson(ctx: RuleContext, name: string): boolean {
+  if (TITLES.has(name.split(/\s+/)[0]!.toLowerCase())) return true;
+  const last = name.split(/\s+/).pop()!;
+  const re = new RegExp(`(?<![\\p{L}])${escapeRegExp(name)}(?![\\p{L}'’])`, 'u');
+  let seen = 0;
+  let read = 0;
+  for (const r of ctx.graph.records) {
+    const m = re.exec(r.text);
+    if (!m) continue;
+    if (++read > PERSON_READS) break;
+    const at = sentenceAt(r.text, m.index + name.length - last.length);
+    const next = at && at.at >= 0 ? at.sentence.tokens[at.at + 1] : undefined;
+    if (next && (next.pos === 'VERB' || next.pos === 'AUX') && ++seen >= PERSON_EVIDENCE) return true;
+  }
+  return false;
+}
+
+const memo = new WeakMap<RuleContext, { people: string[]; events: Map<number, CompanionEvent[]> }>();
+
+/** The companion events of every record, and everyone named as a companion who is a person, first mention first. */
+function companionsOf(ctx: RuleContext): { people: string[]; events: Map<number, CompanionEvent[]> } {
+  let out = memo.get(ctx);
+  if (!out) {
+    const events = new Map<number, CompanionEvent[]>();
+    const people: string[] = [];
+    const checked = new Set<string>();
+    ctx.graph.records.forEach((r, i) => {
+      const found = companionEvents(r);
+      if (found.length) events.set(i, found);
+      for (const e of found) {
+        if (checked.has(e.name)) continue;
+        checked.add(e.name);
+        if (isPerson(ctx, e.name)) people.push(e.name);
+      }
+    });
+    memo.set(ctx, (out = { people, events }));
+  }
+  return out;
+}
+
+/**
+ * "Can you remind me whether I played chess with Justice Banerjee on 10 March 2024?" → "No" (written about "the
+ * user"; see voice.ts), when record `i` says the user played chess with someone else that day. Undefined when the
+ * record names no companion of a dated event, or nobody else can be asked of it.
+ */
+export function companionPremiseQuestion(ctx: RuleContext, i: number, rng: Rng): RuleCandidate | undefined {
+  const { people, events } = companionsOf(ctx);
+  const mine = events.get(i);
+  if (!mine) return undefined;
+  const e = mine[rng.int(mine.length)]!;
+  if (!people.includes(e.name)) return undefined;
+  const r = ctx.graph.records[i]!;
+  const thread = ctx.graph.threads.get(ctx.graph.threadOf[i]!) ?? [i];
+  const sameDay = ctx.graph.records.filter((x) => recordDate(x) === e.iso);
+  const own = new Set(nameWords(e.name));
+  const others = people.filter(
+    (n) =>
+      !nameWords(n).some((w) => own.has(w)) &&
+      !thread.some((k) => names(ctx.graph.records[k]!.text, n)) &&
+      !sameDay.some((x) => names(x.text, n)),
+  );
+  if (!others.length) return undefined;
+  const who = others[rng.int(others.length)]!;
+  const day = isoAsDate(e.iso);
+  const p = plan(
+    'false-premise',
+    `whether the user ${e.gist} with ${who} on ${day}; it was with ${e.name}`,
+    'No',
+    'boolean',
+    [fact(r, e.sentence, `on ${day} the user ${e.event} with ${e.name}`)],
+    new Map([[r.id, `the user did it with ${e.name}, not ${who}, on ${day}`]]),
+    ['lookup', 'negate'],
+  );
+  p.premise = { assumption: `the user ${e.gist} with ${who} on ${day}`, correction: `with ${e.name}, not ${who}: ${e.sentence.text}` };
+  return {
+    type: 'false-premise',
+    template: 'companion-false-premise',
+    question: `Can you remind me whether the user ${e.gist} with ${who} on ${day}?`,
+    plan: p,
+  };
+}
+
+/**
+ * Reads "Can you remind me whether the user played chess with Rohan on 10 March 2024?" from the given records:
+ * "Yes" when the user says they did it that day in a sentence naming that person, "No" when they say they did it
+ * with someone else; undefined when the question is not of this form or no record says the user did it that day.
+ */
+export function readCompanionPremise(
+  question: string,
+  records: readonly SourceRecord[],
+): { answerable: true; answer: 'Yes' | 'No'; citations: string[] } | undefined {
+  const m = /^Can you remind me whether the user (.+) with (.+) on (\d{1,2} \p{Lu}\p{Ll}+ \d{4})\?$/u.exec(question);
+  if (!m) return undefined;
+  const [event, who, day] = [m[1]!.toLowerCase(), m[2]!, m[3]!];
+  const said = records.flatMap((r) =>
+    companionEvents(r)
+      .filter((e) => e.gist.toLowerCase() === event && isoAsDate(e.iso) === day)
+      .map((e) => ({ r, e })),
+  );
+  if (!said.length) return undefined;
+  const yes = said.filter(({ e }) => names(e.sentence.text, who));
+  const cited = yes.length ? yes : said;
+  return { answerable: true, answer: yes.length ? 'Yes' : 'No', citations: [...new Set(cited.map(({ r }) => r.id))] };
+}
