@@ -532,6 +532,8 @@ function readOutline(input: BlindInput): BlindReading | undefined {
  * "when A asked about X, …" / "right before A talked about X, …" finds A's turn and reads the utterance right
  * after (before) it in the thread;
  * "which section comes right after S" reads the document outline the records carry;
+ * "can you remind me whether I <did something> with P on <day>" reads what the user said they did that day and with
+ * whom (companions.ts): yes when it names P, no when someone else;
  * "which N" returns the phrase naming the N; "who" the speaker; "when" the passage's date; anything else goes to
  * the extractive reader over the best records. It cites the records its answer came from.
  */
