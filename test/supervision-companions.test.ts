@@ -41,6 +41,7 @@ describe("a false premise in a user's own history: the companion swapped", () =>
       ua('F:4', '2024-06-01T09:00:00', 'Today I had just finished lunch with Rohan.'),
       ua('F:5', '2024-06-01T09:00:00', 'Today I cleaned the lens with Miguel’s brush.'),
       ua('F:6', '2024-06-01T09:00:00', 'Hello.', 'This morning I played chess with Rohan.'),
+      ua('F:7', '2024-06-01T09:00:00', 'This evening I felt a deep sense of calm with Rohan.'),
     ];
     for (const r of not) expect(companionEvents(r), r.text).toEqual([]);
   });

@@ -29,6 +29,8 @@ const MAX_NAME_WORDS = 3;
 const TODAY = /\b(?:just|today|this morning|this afternoon|this evening|tonight|right now)\b/i;
 /** Words that place an event in time: the question gives the day instead ("had lunch today with …"). */
 const TIME_WORDS = new Set('today tonight yesterday earlier morning afternoon evening night week weekend now'.split(' '));
+/** Verbs of a state of mind, not of something done with someone ("I thought a walk …", "I felt a sense of calm …"). */
+const MENTAL = new Set('think feel expect hope wish want need know realize realise wonder guess believe mean seem worry'.split(' '));
 /** An event longer than this many words before its "with" is more than one thing. */
 const MAX_EVENT_WORDS = 8;
 /** Adverbs allowed between "I" and the verb ("I just had", "I finally caught up"). */
@@ -126,7 +128,7 @@ function gistOf(toks: readonly NlpToken[]): string {
 function pastEvent(toks: readonly NlpToken[], v: number): boolean {
   const verb = toks[v]!;
   const lower = verb.text.toLowerCase();
-  if (verb.pos !== 'VERB' && verb.pos !== 'AUX') return false;
+  if ((verb.pos !== 'VERB' && verb.pos !== 'AUX') || MENTAL.has(verb.lemma)) return false;
   if (verb.pos === 'AUX') {
     if (lower !== 'had') return false;
     let n = v + 1;
