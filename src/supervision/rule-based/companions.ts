@@ -63,7 +63,16 @@ export interface CompanionEvent {
  * name after "with", the event before it a few words long with no other clause in between, and a day to place it
  * on. Read from the user's half of a turn; nothing from the assistant's.
  */
-export function companionEvents(r: SourceRecord): CompanionEvent[] {
+export function companionEvents(r: SourceRecord): readonly CompanionEvent[] {
+  let out = eventsMemo.get(r);
+  if (!out) eventsMemo.set(r, (out = readEvents(r)));
+  return out;
+}
+
+// The generator reads every record once and the blind reader reads the same records again per question.
+const eventsMemo = new WeakMap<SourceRecord, CompanionEvent[]>();
+
+function readEvents(r: SourceRecord): CompanionEvent[] {
   if (r.kind !== 'turn') return [];
   const [from, to] = roleRange(r, USER);
   const own = r.text.slice(from, to);
@@ -161,9 +170,16 @@ function nameWords(name: string): string[] {
     .filter((w) => !TITLES.has(w));
 }
 
+const namePatterns = new Map<string, RegExp>();
+
 /** Whether a text names the person: any of the name's own words, as a whole word. */
 function names(text: string, name: string): boolean {
-  return nameWords(name).some((w) => new RegExp(`(?<![\\p{L}])${escapeRegExp(w)}(?![\\p{L}])`, 'iu').test(text));
+  let re = namePatterns.get(name);
+  if (!re) {
+    const words = nameWords(name).map(escapeRegExp).join('|');
+    namePatterns.set(name, (re = new RegExp(`(?<![\\p{L}])(?:${words})(?![\\p{L}])`, 'iu')));
+  }
+  return re.test(text);
 }
 
 /**
@@ -188,16 +204,30 @@ function isPerson(ctx: RuleContext, name: string): boolean {
   return false;
 }
 
-const memo = new WeakMap<RuleContext, { people: string[]; events: Map<number, CompanionEvent[]> }>();
+/** What the family reads of a history once: companion events by record, companions who are people, records by day. */
+interface Companions {
+  people: string[];
+  events: Map<number, readonly CompanionEvent[]>;
+  byDay: Map<string, SourceRecord[]>;
+}
+
+const memo = new WeakMap<RuleContext, Companions>();
 
 /** The companion events of every record, and everyone named as a companion who is a person, first mention first. */
-function companionsOf(ctx: RuleContext): { people: string[]; events: Map<number, CompanionEvent[]> } {
+function companionsOf(ctx: RuleContext): Companions {
   let out = memo.get(ctx);
   if (!out) {
-    const events = new Map<number, CompanionEvent[]>();
+    const events = new Map<number, readonly CompanionEvent[]>();
+    const byDay = new Map<string, SourceRecord[]>();
     const people: string[] = [];
     const checked = new Set<string>();
     ctx.graph.records.forEach((r, i) => {
+      const day = recordDate(r);
+      if (day) {
+        const same = byDay.get(day);
+        if (same) same.push(r);
+        else byDay.set(day, [r]);
+      }
       const found = companionEvents(r);
       if (found.length) events.set(i, found);
       for (const e of found) {
@@ -206,7 +236,7 @@ function companionsOf(ctx: RuleContext): { people: string[]; events: Map<number,
         if (isPerson(ctx, e.name)) people.push(e.name);
       }
     });
-    memo.set(ctx, (out = { people, events }));
+    memo.set(ctx, (out = { people, events, byDay }));
   }
   return out;
 }
@@ -217,14 +247,14 @@ function companionsOf(ctx: RuleContext): { people: string[]; events: Map<number,
  * record names no companion of a dated event, or nobody else can be asked of it.
  */
 export function companionPremiseQuestion(ctx: RuleContext, i: number, rng: Rng): RuleCandidate | undefined {
-  const { people, events } = companionsOf(ctx);
+  const { people, events, byDay } = companionsOf(ctx);
   const mine = events.get(i);
   if (!mine) return undefined;
   const e = mine[rng.int(mine.length)]!;
   if (!people.includes(e.name)) return undefined;
   const r = ctx.graph.records[i]!;
   const thread = ctx.graph.threads.get(ctx.graph.threadOf[i]!) ?? [i];
-  const sameDay = ctx.graph.records.filter((x) => recordDate(x) === e.iso);
+  const sameDay = byDay.get(e.iso) ?? [];
   const own = new Set(nameWords(e.name));
   const others = people.filter(
     (n) =>
