@@ -127,6 +127,32 @@ describe.skipIf(!redisAvailable())('queue pool and worker on a real Redis', () =
     expect(startedJobs().filter((j) => j.startsWith('run-resumed.'))).toHaveLength(1);
   }, 60_000);
 
+  it('a pool closed while a task is still being sent rejects that task as closed, and leaves no rejection unhandled', async () => {
+    const pool = coordinator('closed-while-sending');
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      let closed: Promise<void> | undefined;
+      // Reading the blob is the moment the task is registered but not yet on the queue.
+      const blob = {
+        key: 'numbers:closing',
+        data: () => {
+          closed = pool.close();
+          return [1];
+        },
+      };
+      const err = await pool.run({ handler: 'sumBlob', payload: 'numbers:closing', blobs: [blob] }).catch((e: unknown) => e);
+      await closed;
+      await new Promise((r) => setTimeout(r, 100));
+      expect(err).toBeInstanceOf(PoolTaskError);
+      expect(err).toMatchObject({ kind: 'closed' });
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  }, 30_000);
+
   it('a job the queue gives up on stops the run (E_QUEUE_JOB_FAILED); the resumed run sends it again', async () => {
     const own = await startRedis();
     let late: QueueWorker | null = null;

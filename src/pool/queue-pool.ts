@@ -245,6 +245,9 @@ export function createQueuePool(options: QueuePoolOptions): QueuePool {
       pending.set(jobId, list);
       status.pending = pending.size;
     });
+    // close() may reject it while the job is still being sent, before anyone awaits it: the caller gets that
+    // rejection below, so it must not also surface as an unhandled one.
+    result.catch(() => {});
     try {
       await Promise.all((task.blobs ?? []).map((b) => sendBlob(b.key, b.data)));
       await queue!.add(task.handler, { runId, ...data } satisfies QueueJobData, {
@@ -259,6 +262,7 @@ export function createQueuePool(options: QueuePoolOptions): QueuePool {
     } catch (err) {
       pending.delete(jobId);
       status.pending = pending.size;
+      if (closing && !fatal) throw new PoolTaskError('closed', 'the queue pool was closed before this task finished');
       throw fatal ?? new QueueError('E_QUEUE_DOWN', `cannot enqueue on ${ep.url}: ${(err as Error).message}`, { cause: err });
     }
     return result;
