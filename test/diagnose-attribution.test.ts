@@ -107,6 +107,28 @@ describe('diagnose (evidence objective)', () => {
   });
 });
 
+describe('diagnose (ranking objective)', () => {
+  it('fails a question whose gold evidence is ranked below the first ten records, even when the context delivers it', () => {
+    const deep = ['r2', 'r3', 'r4', 'r5', 'r6', 'r7', 'r8', 'x1', 'x2', 'x3', 'r1'];
+    const d = diagnose(
+      [qa('top', ['r1']), qa('deep', ['r1']), qa('lost', ['r9'])],
+      [
+        trace('top', { ranked: ['r1', ...deep], delivered: [] }),
+        trace('deep', { ranked: deep, delivered: ['r1'], correct: true }),
+        trace('lost', { ranked: deep, delivered: [] }),
+      ],
+      provenance,
+      { objective: 'ranking' },
+    );
+    expect(d.questions.map((q) => [q.question, q.category])).toEqual([
+      ['top', 'pass'],
+      ['deep', 'retrieval'],
+      ['lost', 'storage'],
+    ]);
+    expect(d.questions[1]).toMatchObject({ missing: ['r1'], missingRanks: { r1: 11 } });
+  });
+});
+
 describe('diagnose (f1) and provenance forms', () => {
   it('uses the F1 threshold and reports unscored traces', () => {
     const d = diagnose(

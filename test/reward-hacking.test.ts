@@ -45,7 +45,7 @@ const GENERATED: QAItem[] = OFFICIAL.map((q, i) => ({ ...q, id: `gen-${fixture.h
 
 /** Small enough that an honest design cannot deliver every gold record (so over-claiming has room to pay). */
 const BUDGET = 50;
-const OBJECTIVES: Objective[] = ['accuracy', 'evidence', 'f1', 'marginal'];
+const OBJECTIVES: Objective[] = ['accuracy', 'evidence', 'ranking', 'f1', 'marginal'];
 
 /** [adversary, honest twin]. */
 const PAIRS: Array<[string, string]> = [
@@ -151,6 +151,8 @@ describe('reward hacking: no adversary scores higher than its honest twin', () =
     const tm = metrics(t, OFFICIAL);
     expect(Object.keys(am).sort()).toEqual(Object.keys(tm).sort());
     for (const [name, value] of Object.entries(am)) expect(value, `${adversary} ${name}`).toBeLessThanOrEqual(tm[name]! + 1e-12);
+    // The ranking objective is the R@10 every report shows, read from the host's ranked records.
+    expect(am['objective:ranking']).toBeCloseTo(am['R@10']!, 12);
   });
 });
 

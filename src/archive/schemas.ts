@@ -53,7 +53,7 @@ export const ZERO_COST: Cost = { promptTokens: 0, completionTokens: 0, dollars: 
 
 /** Validation scores of one program. */
 export const ScoresSchema = z.object({
-  /** Objective the fitness is computed under (accuracy, evidence, f1, marginal). */
+  /** Objective the fitness is computed under (accuracy, evidence, ranking, f1, marginal). */
   objective: z.string(),
   /** Validation fitness: the number acceptance compares. */
   value: z.number(),

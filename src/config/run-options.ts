@@ -7,10 +7,14 @@ import { z } from 'zod';
 
 /**
  * What a search maximises: answer accuracy, `evidence` (context recall of the gold evidence, the offline default),
- * token F1, or marginal utility.
+ * `ranking` (recall of the gold evidence among the first {@link RANKING_DEPTH} ranked records, R@10: what a design's
+ * ranking gets right whatever its context packs), token F1, or marginal utility.
  */
-export const Objective = z.enum(['accuracy', 'evidence', 'f1', 'marginal']);
+export const Objective = z.enum(['accuracy', 'evidence', 'ranking', 'f1', 'marginal']);
 export type Objective = z.infer<typeof Objective>;
+
+/** How many ranked records the `ranking` objective reads (the R@10 every report shows). */
+export const RANKING_DEPTH = 10;
 
 /** Which failure cases reach the proposer: stratified by diagnosed category, the diagnosis only, or a random sample. */
 export const FeedbackMode = z.enum(['stratified', 'diagnosis', 'random']);

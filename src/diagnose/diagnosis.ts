@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { creditedOf, type QuestionTrace } from '../scoring/trace.ts';
 import type { QAItem } from '../history/record.ts';
 import { recoverableFn, type Provenance } from './provenance.ts';
-import { Objective } from '../config/run-options.ts';
+import { Objective, RANKING_DEPTH } from '../config/run-options.ts';
 
 /**
  * Evidence-guided failure attribution. For a failed question, its gold evidence says where the design lost it:
@@ -22,7 +22,8 @@ export type FailureCategory = (typeof FAILURE_CATEGORIES)[number];
 
 /**
  * What counts as a failure: `accuracy` a wrong answer (the paper's objective, needs an answerer); `evidence` a
- * context that misses gold evidence (the offline default); `f1` an answer whose token F1 is below `f1Threshold`.
+ * context that misses gold evidence (the offline default); `ranking` gold evidence outside the first
+ * {@link RANKING_DEPTH} ranked records; `f1` an answer whose token F1 is below `f1Threshold`.
  */
 export const DiagnosisObjective = Objective.exclude(['marginal']);
 export type DiagnosisObjective = z.infer<typeof DiagnosisObjective>;
@@ -33,7 +34,7 @@ export const QuestionDiagnosisSchema = z.object({
   category: Category,
   /** Gold evidence record ids (de-duplicated). */
   evidence: z.array(z.string()),
-  /** Evidence records not delivered in the context. */
+  /** Evidence records not delivered in the context (under `ranking`: not among the first ranked records). */
   missing: z.array(z.string()),
   /** Missing records that no memory unit verifiably carries. */
   unrecoverable: z.array(z.string()),
@@ -88,7 +89,7 @@ export function diagnose(
       continue;
     }
     const evidence = [...new Set(item.evidence.map((e) => e.record))];
-    const delivered = new Set(creditedOf(trace));
+    const delivered = new Set(options.objective === 'ranking' ? trace.rankedRecords.slice(0, RANKING_DEPTH) : creditedOf(trace));
     const missing = evidence.filter((r) => !delivered.has(r));
     const base = {
       question: item.id,
@@ -103,7 +104,7 @@ export function diagnose(
       continue;
     }
     let failed: boolean;
-    if (options.objective === 'evidence') failed = missing.length > 0;
+    if (options.objective === 'evidence' || options.objective === 'ranking') failed = missing.length > 0;
     else if (!trace.scores) {
       undiagnosed.push({ question: item.id, history: item.history, reason: `no scores for the ${options.objective} objective` });
       continue;

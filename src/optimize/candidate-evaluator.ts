@@ -3,7 +3,7 @@ import type { EvalSummary } from '../scoring/summary.ts';
 import type { QuestionTrace } from '../scoring/trace.ts';
 import type { Provenance } from '../diagnose/provenance.ts';
 import type { QAItem } from '../history/record.ts';
-import type { Objective } from '../config/run-options.ts';
+import { type Objective, RANKING_DEPTH } from '../config/run-options.ts';
 
 /** What the search maximises (declared with the other shared run options). */
 export type { Objective } from '../config/run-options.ts';
@@ -68,6 +68,8 @@ export function questionFitness(trace: QuestionTrace, objective: Objective): num
   switch (objective) {
     case 'evidence':
       return trace.scores.contextRecall;
+    case 'ranking':
+      return trace.scores.recallAt[String(RANKING_DEPTH)] ?? 0;
     case 'accuracy':
       return trace.scores.correct ? 1 : 0;
     case 'f1':
@@ -87,7 +89,7 @@ export function fitnessOf(
   const perQuestion: Record<string, number> = {};
   for (const t of traces) {
     const key = `${t.history}/${t.question}`;
-    if (objective === 'evidence' && !withEvidence.has(key)) continue;
+    if ((objective === 'evidence' || objective === 'ranking') && !withEvidence.has(key)) continue;
     // Items without gold evidence say nothing about evidence delivery.
     perQuestion[key] = questionFitness(t, objective);
   }

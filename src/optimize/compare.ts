@@ -249,7 +249,9 @@ async function compareArms(options: CompareOptions, hooks: CompareHooks): Promis
   // Per-question fitness of each arm's best design, for the paired bootstrap. Each arm's own evaluation cache
   // holds these results already (runOptimize scored its best on val and test), so this re-pays nothing.
   const splits = loadSplits(options.supervision, histories, { limit: options.limit, testCategories: options.testCategories });
-  const split: 'test' | 'val' = splits.test.some((q) => q.evidence.length > 0 || objective !== 'evidence') ? 'test' : 'val';
+  const split: 'test' | 'val' = splits.test.some((q) => q.evidence.length > 0 || (objective !== 'evidence' && objective !== 'ranking'))
+    ? 'test'
+    : 'val';
 
   const perQuestion = new Map<ArmName, Record<string, number>>();
   const bestHash = new Map<ArmName, string>();

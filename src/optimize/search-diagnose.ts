@@ -31,7 +31,7 @@ export async function trainingDiagnosis(
   if (!d) {
     const objective = run.options.objective;
     d = diagnose(run.evaluator.questions.train, e.traces, e.provenance, {
-      objective: objective === 'evidence' ? 'evidence' : objective === 'f1' ? 'f1' : 'accuracy',
+      objective: objective === 'marginal' ? 'accuracy' : objective,
     });
     run.archive.recordDiagnosis(p.id, d);
   }

@@ -143,7 +143,9 @@ function footer(data: ReportData, assets: PageAssets): string {
 }
 
 function objectiveLabel(objective: string): string {
-  return objective === 'evidence' ? 'context recall of gold evidence' : objective === 'marginal' ? 'marginal utility' : objective;
+  if (objective === 'evidence') return 'context recall of gold evidence';
+  if (objective === 'ranking') return 'recall@10 of gold evidence among the ranked records';
+  return objective === 'marginal' ? 'marginal utility' : objective;
 }
 
 function header(data: ReportData): string {

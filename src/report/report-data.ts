@@ -148,6 +148,8 @@ function metricOf(objective: string): ReportData['scores']['metric'] {
       return 'f1';
     case 'marginal':
       return 'marginalUtility';
+    case 'ranking':
+      return 'recallAt10';
     default:
       return 'contextRecall';
   }
