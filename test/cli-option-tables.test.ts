@@ -93,7 +93,7 @@ describe('option tables', () => {
   it('give commander its flags, choices and defaults, and refuse a key commander would store elsewhere', async () => {
     const io = captureIO();
     expect(await main(['node', 'memsteer', 'optimize', '--help'], io)).toBe(0);
-    expect(io.stdout).toMatch(/--objective <name>[\s\S]*choices:\s+"accuracy",\s+"evidence",\s+"f1",\s+"marginal"/);
+    expect(io.stdout).toMatch(/--objective <name>[\s\S]*choices:\s+"accuracy",\s+"evidence",\s+"ranking",\s+"f1",\s+"marginal"/);
     expect(io.stdout).toMatch(/--context-budget <tokens>[\s\S]*default:\s+1000\)/);
     expect(io.stdout).toMatch(/--feedback <mode>[\s\S]*default:\s+stratified/);
     const wrong = optionTable({ budget: { flags: '--context-budget <n>', description: 'x', schema: z.number().optional() } });

@@ -40,7 +40,8 @@ export const contextBudget = {
 export const objective = {
   flags: '--objective <name>',
   description:
-    'what is maximised: accuracy, evidence (context recall), ranking (R@10), f1, marginal (default: accuracy with a model, evidence offline)',
+    'what is maximised: accuracy, evidence (context recall), ranking (R@10), f1, marginal ' +
+    '(default: accuracy with a model, evidence offline)',
   schema: Objective.optional(),
 } satisfies OptionSpec;
 
