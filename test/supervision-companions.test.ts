@@ -54,7 +54,8 @@ describe("a false premise in a user's own history: the companion swapped", () =>
       expect(c!.type).toBe('false-premise');
       expect(c!.plan.answer).toBe('No');
       expect(c!.plan.premise?.correction).toContain('Rohan');
-      expect(c!.plan.evidence.map((e) => e.record)).toEqual(['A:1']);
+      // The encounter's other turn that day ("Rohan won the second game") is evidence too: the correction is the whole meeting.
+      expect(c!.plan.evidence.map((e) => e.record)).toEqual(['A:1', 'A:2']);
       seen.add(inUserVoice(c!.question));
       const pc = checkPlan(c!.plan, {
         bundle: new Set(mine.map((r) => r.id)),
@@ -71,7 +72,7 @@ describe("a false premise in a user's own history: the companion swapped", () =>
         ).ok,
       ).toBe(true);
       const reading = await reader.read({ question: inUserVoice(c!.question), answerType: 'boolean', records: mine });
-      expect(reading).toMatchObject({ answerable: true, answer: 'No', citations: ['A:1'] });
+      expect(reading).toMatchObject({ answerable: true, answer: 'No', citations: ['A:1', 'A:2'] });
     }
     expect([...seen].sort()).toEqual([
       'Can you remind me whether I played a chess match with Dr. Anjali Suri on 10 March 2024?',
@@ -109,6 +110,29 @@ describe("a false premise in a user's own history: the companion swapped", () =>
       records: mine,
     });
     expect(otherDay.answerable).toBe(false);
+  });
+
+  it("cites the encounter: that day's turns of the conversation that name the companion, nearest first, at most four records", async () => {
+    const day = [
+      ua('H:1', '2024-07-01T09:00:00', 'Rohan says the market opens at eight.'),
+      ua('H:2', '2024-07-01T09:10:00', 'The weather is lovely.'),
+      ua('H:3', '2024-07-01T09:20:00', 'This morning I repaired the fence with Rohan.'),
+      ua('H:4', '2024-07-01T09:30:00', 'Rohan brought his own hammer.'),
+      ua('H:5', '2024-07-01T09:40:00', 'Later Rohan left for the station.'),
+      ua('H:6', '2024-07-01T09:50:00', 'Rohan phoned to say he arrived.'),
+      // Another day of the same conversation, and the same day in another one: not this encounter.
+      ua('H:7', '2024-07-02T09:00:00', 'Rohan wants to paint the fence next.'),
+      ua('K:1', '2024-07-01T20:00:00', 'Rohan sent me a photo of the fence.'),
+      ua('L:1', '2024-06-01T09:00:00', 'Dr. Meera Rao said Rohan is reliable.'),
+      ua('L:2', '2024-06-02T09:00:00', 'This morning I reviewed the audit with Dr. Meera Rao.'),
+    ];
+    const hctx = createRuleContext(buildRecordGraph(day));
+    const c = companionPremiseQuestion(hctx, 2, createRng(1))!;
+    expect(c.question).toBe('Can you remind me whether the user repaired the fence with Dr. Meera Rao on 1 July 2024?');
+    // H:2 names nobody; the two nearest turns on either side that name Rohan, up to four records in all.
+    expect(c.plan.evidence.map((e) => e.record)).toEqual(['H:3', 'H:4', 'H:1', 'H:5']);
+    const reading = await reader.read({ question: inUserVoice(c.question), answerType: 'boolean', records: day });
+    expect(reading).toMatchObject({ answerable: true, answer: 'No', citations: ['H:3', 'H:4', 'H:1', 'H:5'] });
   });
 
   it('is the false-premise family of a user-voice history', () => {
