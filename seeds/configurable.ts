@@ -67,7 +67,7 @@ const PACKING = 'skip' as Packing;
 
 /** Candidates scored before the final cut to TOP_K when anything rescores them. */
 const RERANK_DEPTH = 200;
-/** Texts per embed call. */
+/** Texts per embed call: how the work is batched, not what it computes. @inert */
 const EMBED_BATCH = 256;
 
 export const description =

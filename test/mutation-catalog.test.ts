@@ -6,7 +6,15 @@ import { compileDesign } from '../src/design/compile.ts';
 import { createSandbox } from '../src/isolate/sandbox-runner.ts';
 import { createHostTools } from '../src/isolate/host-tools/host-tools.ts';
 import { MUTATION_OPERATORS } from '../src/optimize/proposers/mutation-catalog.ts';
-import { createMutationProposer, declaredNames, numericConstants } from '../src/optimize/proposers/offline-mutation.ts';
+import {
+  KNOBS_READ_BY_MOVES,
+  createMutationProposer,
+  declaredNames,
+  inertConstants,
+  numericConstants,
+} from '../src/optimize/proposers/offline-mutation.ts';
+import { applyEdits } from '../src/design/apply-edits.ts';
+import { CONFIG_FIELDS } from '../src/optimize/config-space.ts';
 import { createRng } from '../src/util/rng.ts';
 import type { SourceRecord } from '../sandbox/contract.ts';
 import type { Diagnosis } from '../src/diagnose/diagnosis.ts';
@@ -126,5 +134,51 @@ describe('offline mutation catalog', () => {
     }
     expect(seen.size).toBeGreaterThan(5);
     expect([...numericConstants(seed).keys()]).toEqual(expect.arrayContaining(['TOP_K', 'BM25_K1', 'BM25_B']));
+  });
+
+  it('spends no iteration on a constant that cannot change the results: @inert ones, and knobs of a feature switched off', async () => {
+    const configurable = readFileSync(join(root, 'seeds/configurable.ts'), 'utf8');
+    const inert = inertConstants(configurable);
+    // Defaults: BM25 alone, no feedback terms, no time filter, no context neighbours.
+    expect([...inert].sort()).toEqual(
+      expect.arrayContaining(['EMBED_BATCH', 'EMBEDDING_WEIGHT', 'EXPANDED_HITS', 'EXPANSION_DOCS', 'RRF_K', 'TIME_WEIGHT']),
+    );
+    for (const live of ['TOP_K', 'BM25_B', 'BM25_K1', 'EXPANSION_TERMS', 'CONTEXT_NEIGHBOURS', 'RERANK_DEPTH'])
+      expect(inert.has(live)).toBe(false);
+    // Switching the feature on makes its knobs matter.
+    const withNeighbours = applyEdits(configurable, [{ op: 'set-constant', name: 'CONTEXT_NEIGHBOURS', value: 1 }]);
+    expect(withNeighbours.ok && inertConstants(withNeighbours.source).has('EXPANDED_HITS')).toBe(false);
+    // Move code ranks with BM25 whatever RETRIEVER says, so its options stay tweakable under an embedding config.
+    const dense = applyEdits(configurable, [{ op: 'set-constant', name: 'RETRIEVER', value: 'embedding' }]);
+    expect(dense.ok && inertConstants(dense.source).has('BM25_B')).toBe(false);
+    expect(inertConstants(seed).size).toBe(0);
+
+    const proposer = createMutationProposer();
+    const revisions: Parameters<typeof proposer.propose>[0]['revisions'] = [];
+    const rng = createRng(3);
+    for (let i = 0; i < 40; i++) {
+      const p = await proposer.propose({
+        parent: { id: 'p0', source: configurable, score: 0, scores: {} },
+        diagnosis: { counts: { answering: 3, retrieval: 5, storage: 1 } } as unknown as Diagnosis,
+        failures: [],
+        revisions,
+        objective: 'evidence',
+        rng,
+      });
+      if (!p) break;
+      for (const name of inert) expect(p.operator).not.toMatch(new RegExp(`tweak:${name}:`));
+      revisions.push({ id: `c${i}`, parent: 'p0', operator: p.operator!, rationale: p.rationale, edits: [], accepted: false, delta: -0.1 });
+    }
+    expect(revisions.some((r) => r.operator?.startsWith('tweak:'))).toBe(true);
+  });
+
+  it('lists every config knob that move code reads', () => {
+    const dir = join(root, 'src/optimize/proposers');
+    const blocks = ['mutation-catalog.ts', 'case-blocks.ts', 'passage-blocks.ts'].map((f) => readFileSync(join(dir, f), 'utf8'));
+    // Inside template literals (design code), as an identifier; the catalog's own module constants are not design code.
+    const read = Object.keys(CONFIG_FIELDS).filter((name) =>
+      blocks.some((text) => [...text.matchAll(/`([^`]*)`/g)].some((m) => new RegExp(`\\b${name}\\b`).test(m[1]!))),
+    );
+    expect([...read].sort()).toEqual([...KNOBS_READ_BY_MOVES].sort());
   });
 });

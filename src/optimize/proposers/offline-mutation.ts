@@ -5,6 +5,7 @@ import type { EditOp } from '../../design/edit-ops.ts';
 import { CONSTANT_RANGES, CONSTANT_TARGETS, MUTATION_OPERATORS, type MutationOperator, type OperatorTarget } from './mutation-catalog.ts';
 import type { Proposal, ProposalContext, Proposer, RevisionNote } from './types.ts';
 import { FailureTarget } from '../../config/run-options.ts';
+import { CONFIG_FIELDS, isActive, isConfigName, readConfig, type Config } from '../config-space.ts';
 
 const TARGETS: readonly OperatorTarget[] = FailureTarget.options;
 
@@ -20,6 +21,39 @@ export function declaredNames(source: string): Set<string> {
 export function numericConstants(source: string): Map<string, number> {
   const out = new Map<string, number>();
   for (const m of source.matchAll(/^const\s+([A-Z][A-Z0-9_]*)\s*=\s*(-?\d+(?:\.\d+)?)\s*;/gm)) out.set(m[1]!, Number(m[2]));
+  return out;
+}
+
+/**
+ * Config knobs that catalog and case-move code reads (retrieval through `indexOf` and its BM25 options, the cut to
+ * TOP_K). A move can make one of them matter where the design's config had switched it off (a case pipeline ranks
+ * with BM25 whatever RETRIEVER says), so their config activity says nothing about a design that has moves.
+ */
+export const KNOBS_READ_BY_MOVES: readonly string[] = ['TOP_K', 'BM25_K1', 'BM25_B', 'STEM'];
+
+/**
+ * Constants a tweak cannot change the results by, so the proposer does not spend an iteration on one: those marked
+ * `@inert` in their doc comment (a batch size), and config knobs of a feature the design's own config switches off
+ * (EXPANDED_HITS while CONTEXT_NEIGHBOURS is 0), except those move code reads. A design without the configurable
+ * seed's knobs has none of the latter. On a RHELM code arm, 5 of the last 8 iterations were such tweaks, each
+ * scoring exactly its parent's validation fitness.
+ */
+export function inertConstants(source: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of source.matchAll(/\/\*\*((?:(?!\*\/)[\s\S])*)\*\/\s*const\s+([A-Z][A-Z0-9_]*)\b/g)) {
+    if (/@inert\b/.test(m[1]!)) out.add(m[2]!);
+  }
+  let config: Config | undefined;
+  try {
+    config = readConfig(source);
+  } catch {
+    // Not a configurable design: no knob to read.
+  }
+  if (config) {
+    for (const name of Object.keys(CONFIG_FIELDS)) {
+      if (isConfigName(name) && !KNOBS_READ_BY_MOVES.includes(name) && !isActive(name, config)) out.add(name);
+    }
+  }
   return out;
 }
 
@@ -74,6 +108,9 @@ export function createMutationProposer(options: { operators?: readonly MutationO
       const tried = triedOnParent(ctx.revisions, id);
       const order = targetOrder(ctx.diagnosis);
       const counts = ctx.diagnosis?.counts ?? {};
+      const inert = inertConstants(source);
+      const tweakable = (target: OperatorTarget): Array<[string, number]> =>
+        [...numericConstants(source)].filter(([n]) => !inert.has(n) && (CONSTANT_TARGETS[n] ?? 'retrieval') === target);
       // A move whose result is already in the archive (a tweak that undoes an earlier one) teaches nothing.
       const fresh = (edits: EditOp[]): boolean => {
         if (!ctx.isKnownSource) return true;
@@ -92,7 +129,7 @@ export function createMutationProposer(options: { operators?: readonly MutationO
           if (!fresh(edits)) continue;
           return { edits, operator: op.name, target, rationale: `${describe(target, counts)}; operator ${op.name}: ${op.why}.` };
         }
-        const constants = [...numericConstants(source)].filter(([n]) => (CONSTANT_TARGETS[n] ?? 'retrieval') === target);
+        const constants = tweakable(target);
         const moves: Array<{ name: string; value: number; operator: string }> = [];
         for (const [name, value] of constants) {
           for (const dir of [1, -1] as const) {
@@ -128,7 +165,7 @@ export function createMutationProposer(options: { operators?: readonly MutationO
             }
           }
         }
-        const constants = [...numericConstants(source)].filter(([n]) => (CONSTANT_TARGETS[n] ?? 'retrieval') === target);
+        const constants = tweakable(target);
         for (let i = 0; i < constants.length; i++) {
           for (let j = i + 1; j < constants.length; j++) {
             for (const di of [1, -1] as const) {
