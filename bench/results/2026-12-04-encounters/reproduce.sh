@@ -2,8 +2,10 @@
 # rule-based@20 (a companion false premise cites the whole encounter): RHELM calibration at generator seeds 1-3,
 # the quick start and its fidelity, and RHELM code vs config under the ranking objective on the seed-1 set.
 # LoCoMo is unchanged: its set is byte-identical to rule-based@19's but for the generator label (the family fires
-# only in a user's own history), so its figures in ../2026-12-03-ranking/ and ../2026-12-03-user-voice/ stand.
-# Run from the repository root: bash bench/results/2026-12-04-encounters/reproduce.sh   (about 45 minutes)
+# only in a user's own history); its seed-1 ranking compare is rerun because the search changed (inert constants).
+# compare-rhelm-ranking-at-5c796ff.* is the same compare at commit 5c796ff (before inert constants were skipped):
+# check that commit out to reproduce it.
+# Run from the repository root: bash bench/results/2026-12-04-encounters/reproduce.sh   (about 55 minutes)
 set -euo pipefail
 T=$(mktemp -d)
 D=bench/results/2026-12-04-encounters
@@ -20,3 +22,8 @@ npx memsteer report "$R" --fidelity --json > "$D/fidelity-start.json"  # ~3 min
 npx memsteer compare --history rhelm:../shared/data/rhelm --supervision "$T/R1.jsonl" --iterations 20 --offline \
   --exclude-dev --rng-seed 1 --objective ranking --out "$T/cmp-rank" | tee "$D/compare-rhelm-ranking.txt"
 cp "$T/cmp-rank/compare.json" "$D/compare-rhelm-ranking.json"
+# ~8 min; the LoCoMo set is rule-based@20's (byte-identical to @19's but for the label)
+npx memsteer generate --history locomo:../shared/data/locomo/locomo10.json --out "$T/L.jsonl" --offline
+npx memsteer compare --history locomo:../shared/data/locomo/locomo10.json --supervision "$T/L.jsonl" --iterations 20 \
+  --test-categories 1,2,3,4 --offline --exclude-dev --rng-seed 1 --objective ranking --out "$T/loc-rank" | tee "$D/compare-locomo-ranking-seed-1.txt"
+cp "$T/loc-rank/compare.json" "$D/compare-locomo-ranking-seed-1.json"
