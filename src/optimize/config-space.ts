@@ -210,6 +210,11 @@ function literalValue(n: Node): unknown {
   return undefined;
 }
 
+/** The config a source declares, or undefined when it declares no valid one (a design outside the config space). */
+export function declaredConfig(source: string): Config | undefined {
+  return readSites(source).config;
+}
+
 /** Problems with the config a source declares, located on its lines (empty when it is a valid config). */
 export function configProblems(source: string): CompileDiagnostic[] {
   return readSites(source).problems;

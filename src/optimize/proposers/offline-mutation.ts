@@ -5,7 +5,7 @@ import type { EditOp } from '../../design/edit-ops.ts';
 import { CONSTANT_RANGES, CONSTANT_TARGETS, MUTATION_OPERATORS, type MutationOperator, type OperatorTarget } from './mutation-catalog.ts';
 import type { Proposal, ProposalContext, Proposer, RevisionNote } from './types.ts';
 import { FailureTarget } from '../../config/run-options.ts';
-import { CONFIG_FIELDS, isActive, isConfigName, readConfig, type Config } from '../config-space.ts';
+import { CONFIG_FIELDS, declaredConfig, isActive, isConfigName } from '../config-space.ts';
 
 const TARGETS: readonly OperatorTarget[] = FailureTarget.options;
 
@@ -43,12 +43,7 @@ export function inertConstants(source: string): Set<string> {
   for (const m of source.matchAll(/\/\*\*((?:(?!\*\/)[\s\S])*)\*\/\s*const\s+([A-Z][A-Z0-9_]*)\b/g)) {
     if (/@inert\b/.test(m[1]!)) out.add(m[2]!);
   }
-  let config: Config | undefined;
-  try {
-    config = readConfig(source);
-  } catch {
-    // Not a configurable design: no knob to read.
-  }
+  const config = declaredConfig(source);
   if (config) {
     for (const name of Object.keys(CONFIG_FIELDS)) {
       if (isConfigName(name) && !KNOBS_READ_BY_MOVES.includes(name) && !isActive(name, config)) out.add(name);
@@ -108,9 +103,15 @@ export function createMutationProposer(options: { operators?: readonly MutationO
       const tried = triedOnParent(ctx.revisions, id);
       const order = targetOrder(ctx.diagnosis);
       const counts = ctx.diagnosis?.counts ?? {};
-      const inert = inertConstants(source);
-      const tweakable = (target: OperatorTarget): Array<[string, number]> =>
-        [...numericConstants(source)].filter(([n]) => !inert.has(n) && (CONSTANT_TARGETS[n] ?? 'retrieval') === target);
+      // Read only once a tweak is wanted: most proposals are structural operators, and the config read parses the source.
+      let live: Array<[string, number]> | undefined;
+      const tweakable = (target: OperatorTarget): Array<[string, number]> => {
+        if (!live) {
+          const inert = inertConstants(source);
+          live = [...numericConstants(source)].filter(([n]) => !inert.has(n));
+        }
+        return live.filter(([n]) => (CONSTANT_TARGETS[n] ?? 'retrieval') === target);
+      };
       // A move whose result is already in the archive (a tweak that undoes an earlier one) teaches nothing.
       const fresh = (edits: EditOp[]): boolean => {
         if (!ctx.isKnownSource) return true;

@@ -262,10 +262,12 @@ function encounter(
   e: CompanionEvent,
 ): Array<{ record: SourceRecord; sentence: NlpSentence }> {
   const at = records.indexOf(event);
-  const thread = records.filter((x) => x !== event && x.thread === event.thread && recordDate(x) === e.iso);
-  const near = (x: SourceRecord): number => Math.abs(records.indexOf(x) - at);
+  const sameDay = records
+    .map((record, k) => ({ record, distance: Math.abs(k - at) }))
+    .filter(({ record: x }) => x !== event && x.thread === event.thread && recordDate(x) === e.iso)
+    .sort((a, b) => a.distance - b.distance);
   const out: Array<{ record: SourceRecord; sentence: NlpSentence }> = [];
-  for (const x of thread.sort((a, b) => near(a) - near(b))) {
+  for (const { record: x } of sameDay) {
     if (out.length >= MAX_ENCOUNTER_RECORDS - 1) break;
     const k = nameIndex(x.text, e.name);
     const found = k >= 0 ? sentenceAt(x.text, k) : undefined;
