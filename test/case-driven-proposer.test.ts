@@ -260,6 +260,18 @@ describe('mined and fitted moves', () => {
     expect(mineBridges(trainingView(jobItems)).job).toBeUndefined();
   });
 
+  it('mines no bridge from questions that all cite one conversation: that is its vocabulary, not a phrasing', () => {
+    const oneRecord = [
+      qa('u1', 'What job does Ana do at dawn?', ['s1:3']),
+      qa('u2', 'When does the job start for Ana?', ['s1:3']),
+      qa('u3', 'Which job makes Ana knead?', ['s1:3']),
+    ];
+    expect(mineBridges(trainingView([...oneRecord, ...otherItems])).job).toBeUndefined();
+    // The same questions over two conversations that both say "shifts" do bridge.
+    const twoRecords = [...oneRecord.slice(0, 2), qa('u3', 'Which job makes Ben busy?', ['s2:3'])];
+    expect(mineBridges(trainingView([...twoRecords, ...otherItems])).job).toEqual(expect.arrayContaining(['shifts']));
+  });
+
   it('fits ranking weights that lift evidence the parent ranked low, and keeps the order when nothing helps', () => {
     // The evidence is the only candidate that covers the question's terms.
     const ranked = { r1: lowRanked };

@@ -6,12 +6,14 @@ import type { TrainingView } from './types.ts';
  * answered by evidence using another word (asked "job", said "work") maps to that word. A bridge needs support
  * from several training questions and a specific association: the evidence word follows the question term in a good
  * share of the questions that use it, several times more often than it occurs in evidence at large (lift), and
- * neither side is a word of nearly every question or record (question templates, "photo", "love"). Keys are stems (what
+ * in the evidence of several conversations (threads): generated questions often cite one exchange, and a word seen in
+ * one conversation only is its vocabulary, not a way people phrase things (three questions on one China Lake outing
+ * made the words of those turns "bridges" from "lake"). Neither side is a word of nearly every question or record (question templates, "photo", "love"). Keys are stems (what
  * `tools.text.terms` gives the design); values are surface words, which the design's index stems itself.
  */
 
 export interface BridgeOptions {
-  /** Training questions a bridge must be seen in (default 2). */
+  /** Training questions, and distinct threads of their evidence, a bridge must be seen in (default 2). */
   minSupport?: number;
   /** Share of the questions using the term whose evidence holds the word (default 0.3). */
   minShare?: number;
@@ -40,6 +42,8 @@ export function mineBridges(training: TrainingView, options: BridgeOptions = {})
   const common = new Set<string>();
   const df = new Map<string, number>();
   const co = new Map<string, Map<string, number>>();
+  // The evidence threads (conversations, documents) each (question term, evidence word) pair was seen in.
+  const coThreads = new Map<string, Map<string, Set<string>>>();
   // Most frequent surface word of each evidence stem: the design's index stems it back to the same term.
   const surface = new Map<string, Map<string, number>>();
   // How common a word is in the history: a bridge to a word every record has says nothing.
@@ -56,20 +60,28 @@ export function mineBridges(training: TrainingView, options: BridgeOptions = {})
     }
     return m;
   };
-  const byIdOf = new Map<string, Map<string, string>>();
-  const textOf = (history: string, id: string): string | undefined => {
+  const byIdOf = new Map<string, Map<string, { text: string; thread: string }>>();
+  const recordOf = (history: string, id: string): { text: string; thread: string } | undefined => {
     let m = byIdOf.get(history);
     if (!m) {
-      m = new Map(training.records(history).map((r) => [r.id, r.text]));
+      m = new Map(training.records(history).map((r) => [r.id, { text: r.text, thread: r.thread ?? r.id }]));
       byIdOf.set(history, m);
     }
     return m.get(id);
   };
+  const textOf = (history: string, id: string): string | undefined => recordOf(history, id)?.text;
   const rarity = new Map<string, number>();
   for (const item of training.items) {
     const q = new Set(terms(item.question));
     const evidenceText = item.evidence.map((e) => textOf(item.history, e.record) ?? '').join(' ');
     if (q.size === 0 || evidenceText.trim() === '') continue;
+    // Which threads of this item's evidence hold each word (by stem).
+    const threadsOf = new Map<string, string[]>();
+    for (const e of item.evidence) {
+      const r = recordOf(item.history, e.record);
+      if (r === undefined) continue;
+      for (const t of new Set(terms(r.text))) threadsOf.set(t, [...(threadsOf.get(t) ?? []), `${item.history}\u0000${r.thread}`]);
+    }
     const hdf = dfIn(item.history);
     const n = recordCount.get(item.history) ?? 1;
     const ev = new Set<string>();
@@ -89,8 +101,15 @@ export function mineBridges(training: TrainingView, options: BridgeOptions = {})
     for (const a of q) {
       df.set(a, (df.get(a) ?? 0) + 1);
       const row = co.get(a) ?? new Map<string, number>();
-      for (const b of ev) row.set(b, (row.get(b) ?? 0) + 1);
+      const rowThreads = coThreads.get(a) ?? new Map<string, Set<string>>();
+      for (const b of ev) {
+        row.set(b, (row.get(b) ?? 0) + 1);
+        const seen = rowThreads.get(b) ?? new Set<string>();
+        for (const t of threadsOf.get(b) ?? []) seen.add(t);
+        rowThreads.set(b, seen);
+      }
       co.set(a, row);
+      coThreads.set(a, rowThreads);
     }
   }
   const scored: Array<{ term: string; words: Array<{ word: string; score: number }> }> = [];
@@ -99,6 +118,7 @@ export function mineBridges(training: TrainingView, options: BridgeOptions = {})
     if (n < minSupport || n > maxQuestionShare * pairs) continue;
     const words = [...row]
       .filter(([b, c]) => !common.has(b) && c >= minSupport && c / n >= minShare)
+      .filter(([b]) => (coThreads.get(a)?.get(b)?.size ?? 0) >= minSupport)
       .filter(([b, c]) => c / n >= minLift * ((evidenceDf.get(b) ?? 0) / Math.max(1, pairs)))
       .map(([b, c]) => ({ word: b, score: (c / n) * (rarity.get(b) ?? 0) }))
       .filter((w) => w.score > 0)
