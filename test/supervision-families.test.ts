@@ -19,6 +19,7 @@ import {
   eventWhenQuestion,
   gerund,
   monthListQuestion,
+  ordinalWhenQuestion,
   yesNoQuestion,
 } from '../src/supervision/rule-based/families.ts';
 import { createRuleContext, ruleCandidate } from '../src/supervision/rule-based/generator.ts';
@@ -311,6 +312,45 @@ describe("a user's own history: questions in the first person", () => {
     const got = await reader.read({ question: inUserVoice(when!.question), answerType: 'date', records: mine });
     expect(inUserVoice(when!.question)).toBe('When did I join a chess club?');
     expect(got.answer).toBe('9 March 2024');
+  });
+
+  it('asks for the first and the last time the user did a thing they did on several days, the asked day the evidence', async () => {
+    const market: SourceRecord[] = [
+      ua('M:1', '2024-03-10T09:00:00', 'I cycled to the Maybachufer market this morning.', 'A good start to the day.'),
+      ua('M:2', '2024-04-02T09:00:00', 'I cycled to the market after breakfast.', 'Nice weather for it.'),
+      ua('M:3', '2024-05-18T16:00:00', 'After the check-up I cycled to the Maybachufer market.', 'How was it?'),
+      ua('M:4', '2024-05-20T10:00:00', 'I joined a chess club yesterday.', 'Have fun.'),
+    ];
+    const mg = buildRecordGraph(market);
+    const mctx = createRuleContext(mg);
+    const cycle = (id: string) => clausesOf(market[mg.index.get(id)!]!).find((x) => x.lemma === 'cycle')!;
+    const asked = new Map<string, RuleCandidate>();
+    for (let k = 0; k < 16; k++)
+      for (const id of ['M:1', 'M:2', 'M:3']) {
+        const c = ordinalWhenQuestion(mctx, mg.index.get(id)!, cycle(id), createRng(`o${k}`));
+        if (c) asked.set(c.template, c);
+      }
+    const first = asked.get('first-time')!;
+    const last = asked.get('last-time')!;
+    expect(inUserVoice(first.question)).toBe('When did I first cycle to the Maybachufer market?');
+    expect([first.plan.answer, evidenceOf(first)]).toEqual(['10 March 2024', ['M:1']]);
+    expect(inUserVoice(last.question)).toBe('When did I last cycle to the Maybachufer market?');
+    expect([last.plan.answer, evidenceOf(last)]).toEqual(['18 May 2024', ['M:3']]);
+    // The middle day is neither: no question from it.
+    for (let k = 0; k < 16; k++) expect(ordinalWhenQuestion(mctx, mg.index.get('M:2')!, cycle('M:2'), createRng(`o${k}`))).toBeUndefined();
+    // Done once only: no first or last time to ask about.
+    const join = clausesOf(market[3]!).find((x) => x.lemma === 'join')!;
+    expect(ordinalWhenQuestion(mctx, 3, join, createRng('j'))).toBeUndefined();
+    // The plan checks pass, and the blind reader finds every day the user did it and picks the earliest or the latest.
+    for (const c of [first, last]) {
+      const bundle = { bundle: new Set(market.map((r) => r.id)), records: new Map(market.map((r) => [r.id, r])) };
+      expect(checkPlan(c.plan, { ...bundle, allowedTypes: new Set(['temporal']) }).ok).toBe(true);
+      const reading = await reader.read({ question: inUserVoice(c.question), answerType: 'date', records: market });
+      expect([reading.answer, reading.citations]).toEqual([c.plan.answer, evidenceOf(c)]);
+    }
+    // It reads only what it is shown: without the earlier days it answers with the day it sees.
+    const seen = await reader.read({ question: inUserVoice(first.question), answerType: 'date', records: market.slice(2) });
+    expect(seen.answer).toBe('18 May 2024');
   });
 
   it('never asks a user to confirm something of their own history they said they did ("Did I join a chess club?" → Yes)', () => {

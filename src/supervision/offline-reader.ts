@@ -5,7 +5,16 @@ import { escapeRegExp, isStopword, stem, terms } from '../text/text.ts';
 import type { BlindInput, BlindReader, BlindReading } from './blind-recovery.ts';
 import { recordDate } from './bundles.ts';
 import { adjacentSection, documentTitleOf, sameHeading, sectionPlace } from './document-outline.ts';
-import { aspectOf, CLAUSE_CLASSES, clauseDate, ClauseIndex, distinctObjects, type Stated, verbKey } from './rule-based/clause-index.ts';
+import {
+  aspectOf,
+  CLAUSE_CLASSES,
+  clauseDate,
+  ClauseIndex,
+  distinctObjects,
+  isoAsDate,
+  type Stated,
+  verbKey,
+} from './rule-based/clause-index.ts';
 import type { Clause } from './rule-based/clauses.ts';
 import { before, eventDayIn, eventPhrase, readDaysAfter } from './rule-based/families.ts';
 import { readDescription } from './rule-based/descriptions.ts';
@@ -478,6 +487,27 @@ function readFamily(input: BlindInput, speakers: readonly string[]): BlindReadin
     if (!found.length || (input.answerType !== 'list' && found.length > 1)) return undefined;
     const citations = [...new Set(found.map((s) => input.records[s.i]!.id))];
     return { answerable: true, answer: found.map((s) => s.c.object).join(', '), citations };
+  }
+  const ordinal = m[1] === 'When did' ? /^(first|last) (.+)$/.exec(rest) : null;
+  if (ordinal) {
+    // "When did Ana first paint the lake?": every day she did that (verb and object head), the earliest or latest.
+    const phrase = ordinal[2]!.toLowerCase();
+    const doneByWho = (s: Stated): boolean => s.c.who === who && aspectOf(s.c) === 'done' && !s.c.attribute;
+    const asked = index.all.filter(
+      (s) => doneByWho(s) && phrase.startsWith(`${verbKey(s.c)} `) && phrase.endsWith(` ${s.c.object.toLowerCase()}`),
+    );
+    const heads = new Set(asked.map((s) => `${verbKey(s.c)}\u0000${s.c.head}`));
+    if (heads.size !== 1) return undefined;
+    const days = index.all
+      .filter((s) => doneByWho(s) && heads.has(`${verbKey(s.c)}\u0000${s.c.head}`))
+      .flatMap((s) => {
+        const day = eventDayIn(input.records, s);
+        return day && /^\d{4}-\d{2}-\d{2}$/.test(day) ? [{ s, day }] : [];
+      })
+      .sort((x, y) => (x.day < y.day ? -1 : x.day > y.day ? 1 : 0));
+    const target = ordinal[1] === 'first' ? days[0] : days[days.length - 1];
+    if (!target || days.filter((d) => d.day === target.day).length !== 1) return undefined;
+    return { answerable: true, answer: isoAsDate(target.day), citations: [input.records[target.s.i]!.id] };
   }
   if (m[1] === 'When did') {
     const hits = index.all.filter((s) => s.c.who === who && aspectOf(s.c) === 'done' && !s.c.attribute && named(s.c));

@@ -10,7 +10,7 @@ import { stem } from '../../text/text.ts';
 import { recordDate } from '../bundles.ts';
 import type { PlanFact } from '../plan.ts';
 import type { Rng } from '../rng.ts';
-import { aspectOf, ClauseIndex, classOf, clauseDate, clauseIso, distinctObjects, type Stated, verbKey } from './clause-index.ts';
+import { aspectOf, ClauseIndex, classOf, clauseDate, clauseIso, distinctObjects, isoAsDate, type Stated, verbKey } from './clause-index.ts';
 import type { Clause } from './clauses.ts';
 import type { RuleContext } from './rule-context.ts';
 import { monthOf } from './phrases.ts';
@@ -281,6 +281,50 @@ export function eventWhenQuestion(ctx: RuleContext, i: number, c: Clause): RuleC
       [fact(r, c.sentence, `${statement(c)}, placed on ${date} (said on ${recordDate(r)})`)],
       new Map([[r.id, `says it and when, said on ${recordDate(r)}`]]),
       ['lookup', 'date-arithmetic'],
+    ),
+  };
+}
+
+/**
+ * Temporal "When did I first cycle to the Maybachufer market?" / "When did I last …?": the speaker did the same
+ * thing (verb and object head) on two or more days, and the answer is the earliest (or the latest) of those days.
+ * People ask their memory for the first and the latest time (the RHELM development personas: "first" in 19 of 229
+ * questions, "most recently" or "latest" in 9); the other days' records are the distractors that make it a question
+ * about order, not a lookup. The evidence is the record of the asked day, which no other occurrence shares.
+ */
+export function ordinalWhenQuestion(ctx: RuleContext, i: number, c: Clause, rng: Rng): RuleCandidate | undefined {
+  if (aspectOf(c) !== 'done' || c.attribute) return undefined;
+  const verb = verbKey(c);
+  const days = ctx
+    .clauses()
+    .said(c.who, verb)
+    .filter((s) => s.c.head === c.head)
+    .flatMap((s) => {
+      const day = eventDay(ctx, s);
+      return day && DAY.test(day) ? [{ s, day }] : [];
+    });
+  if (!days.some((d) => d.s.i === i && d.s.c === c) || new Set(days.map((d) => d.day)).size < 2) return undefined;
+  days.sort((x, y) => (x.day < y.day ? -1 : x.day > y.day ? 1 : x.s.i - y.s.i));
+  const last = rng.next() < 0.5;
+  const target = last ? days[days.length - 1]! : days[0]!;
+  // The asked day must be this clause's, and no other occurrence may share it (one record answers it).
+  if (target.s.i !== i || target.s.c !== c || days.filter((d) => d.day === target.day).length !== 1) return undefined;
+  const phrase = objectPhrase(c);
+  if (!phrase) return undefined;
+  const r = ctx.graph.records[i]!;
+  const word = last ? 'last' : 'first';
+  return {
+    type: 'temporal',
+    template: last ? 'last-time' : 'first-time',
+    question: `When did ${c.who} ${word} ${verb} ${phrase}?`,
+    plan: plan(
+      'temporal',
+      `the ${last ? 'latest' : 'earliest'} of the ${days.length} days ${c.who} ${verb} ${c.head}`,
+      isoAsDate(target.day),
+      'date',
+      [fact(r, c.sentence, `${statement(c)}, placed on ${isoAsDate(target.day)} (said on ${recordDate(r)})`)],
+      new Map([[r.id, `the ${word} time, ${isoAsDate(target.day)}; ${c.who} did it again on ${days.length - 1} other day(s)`]]),
+      ['lookup', 'order-in-time'],
     ),
   };
 }
