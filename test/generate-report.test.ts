@@ -29,7 +29,7 @@ describe('generate --report', () => {
     const items = readFileSync(out, 'utf8')
       .trim()
       .split('\n')
-      .map((l) => JSON.parse(l) as { history: string; split: string });
+      .map((l) => JSON.parse(l) as { history: string; split: string; evidence: unknown[] });
     const report = printed.calibration;
     expect(report.all.generated.items).toBe(items.length);
     expect(report.dev).toBeNull(); // the fixture's conversations are no development histories
@@ -40,6 +40,9 @@ describe('generate --report', () => {
     expect(report.all.seed).toMatchObject({ design: 'seeds/base-bm25.ts' });
     expect(report.all.seed!.officialScored).toBeGreaterThan(0);
     expect(report.all.seed!.generatedScored).toBe(items.filter((i) => i.split === 'val').length);
+    // …and on every generated item for the whole set's figure.
+    expect(report.all.seed!.generatedAllScored).toBe(items.filter((i) => i.evidence.length > 0).length);
+    expect(report.all.seed!.gapAll).toBeCloseTo(report.all.seed!.generatedAll! - report.all.seed!.official!);
     const { gap, gapInterval } = report.all.seed!;
     expect(gapInterval!.lower).toBeLessThanOrEqual(gap!);
     expect(gapInterval!.upper).toBeGreaterThanOrEqual(gap!);
@@ -55,6 +58,6 @@ describe('generate --report', () => {
     expect(r.stdout).toMatch(/held-out \(\d+\)\s*│ generated/);
     expect(r.stdout).toMatch(/│ difference │.*TVD \d\.\d\d/);
     // The difficulty gap with its bootstrap interval.
-    expect(r.stdout).toMatch(/│ difference │.*-?\d+\.\d pts \[-?\d+\.\d, -?\d+\.\d\]/);
+    expect(r.stdout).toMatch(/│ difference │.*-?\d+\.\d pts \[-?\d+\.\d, -?\d+\.\d\] \(whole set -?\d+\.\d pts\)/);
   }, 120_000);
 });

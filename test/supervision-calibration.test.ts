@@ -159,6 +159,8 @@ describe('calibrate', () => {
     const r = calibrate(inputs, split, { design: 'seed.ts', contextRecall: scores });
     expect(r.all.seed).toMatchObject({ design: 'seed.ts', generatedVal: 0.75, generatedScored: 2, official: 0.5, officialScored: 2 });
     expect(r.all.seed!.gap).toBeCloseTo(0.25);
+    // The whole set, training items too: (1 + 0 + 0.5) / 3 against 0.5.
+    expect(r.all.seed).toMatchObject({ generatedAll: 0.5, generatedAllScored: 3, gapAll: 0 });
     expect(r.dev!.seed!.generatedVal).toBe(1);
     expect(r.dev!.seed!.official).toBe(0.25);
     expect(r.heldout!.seed!.gap).toBeCloseTo(0.5 - 0.75);

@@ -19,12 +19,13 @@ export const REPORT_SEED = fileURLToPath(new URL('../../seeds/base-bm25.ts', imp
 
 /**
  * Context recall of the seed design on each item with evidence (offline answerer: the answer plays no part in
- * context recall), over the generated validation items and the histories' official questions.
+ * context recall), over every generated item (the gap reads the validation ones; the whole set gives the steadier
+ * `generatedAll`) and the histories' official questions.
  */
 export async function seedContextRecall(histories: readonly History[], items: readonly QAItem[], jobs?: number): Promise<SeedScores> {
   const compiled = await compileDesign(readFileSync(REPORT_SEED, 'utf8'), { fileName: 'base-bm25.ts' });
   if (!compiled.ok) throw new MemsteerError('E_COMPILE', `the report's seed design does not compile: ${compiled.diagnostics[0]?.message}`);
-  const questions = [...items.filter((it) => it.split === 'val'), ...histories.flatMap((h) => h.qa)].filter((q) => q.evidence.length > 0);
+  const questions = [...items, ...histories.flatMap((h) => h.qa)].filter((q) => q.evidence.length > 0);
   const contextRecall = new Map<string, number>();
   if (questions.length) {
     const pool = createEvalPool(jobs ? { size: jobs } : {});

@@ -108,6 +108,15 @@ export const SeedDifficultySchema = z.object({
   /** generatedVal − official: how much easier the generated questions are for the seed. */
   gap: z.number().nullable(),
   /**
+   * Mean context recall over every generated item with evidence, training and validation (null: none scored). Which
+   * items the split draws moves `gap`: on held-out RHELM two sets of the same whole-set difficulty (31.1 and 30.8)
+   * had validation scores of 28.8 and 32.1. The whole set is the steadier figure for comparing generator versions.
+   */
+  generatedAll: Share.nullable(),
+  generatedAllScored: Count,
+  /** generatedAll − official. */
+  gapAll: z.number().nullable(),
+  /**
    * Bootstrap interval of `gap` over which items were drawn (each history's validation items and official questions
    * resampled apart). It does not cover a different generator seed, which moves a one-history gap about as much; a
    * gap whose interval spans a target has not shown it is above or below.
@@ -249,6 +258,7 @@ function part(inputs: readonly CalibrationInput[], seed: SeedScores | undefined)
       ),
     );
     const off = inputs.map((h) => scored(h.official, seed.contextRecall));
+    const whole = meanOf(inputs.flatMap((h) => scored(h.generated, seed.contextRecall)));
     const g = meanOf(val.flat());
     const o = meanOf(off.flat());
     let gapInterval: SeedDifficulty['gapInterval'] = null;
@@ -268,6 +278,9 @@ function part(inputs: readonly CalibrationInput[], seed: SeedScores | undefined)
       officialScored: o.n,
       gap: g.mean !== null && o.mean !== null ? g.mean - o.mean : null,
       gapInterval,
+      generatedAll: whole.mean,
+      generatedAllScored: whole.n,
+      gapAll: whole.mean !== null && o.mean !== null ? whole.mean - o.mean : null,
     };
   }
   return {

@@ -17,7 +17,16 @@ function partRows(name: string, p: CalibrationPart): string[][] {
   const words = (s: typeof g) => `${s.meanContentWords.toFixed(1)} · ${pct(s.evidenceCoverage)} · ${pct(s.datedShare)}`;
   const ev = (s: typeof g) => `${s.meanEvidence.toFixed(2)} (${['1', '2', '3', '4+'].map((b) => s.evidenceCounts[b as '1']).join('/')})`;
   return [
-    [name, 'generated', String(g.items), forms(g), pct(g.noOverlapShare), words(g), ev(g), pct(p.seed?.generatedVal)],
+    [
+      name,
+      'generated',
+      String(g.items),
+      forms(g),
+      pct(g.noOverlapShare),
+      words(g),
+      ev(g),
+      p.seed ? `${pct(p.seed.generatedVal)} (whole set ${pct(p.seed.generatedAll)})` : '—',
+    ],
     [
       '',
       'official',
@@ -36,7 +45,10 @@ function partRows(name: string, p: CalibrationPart): string[][] {
       p.noOverlapGap === null ? '—' : `${(p.noOverlapGap * 100).toFixed(1)} pts`,
       '',
       '',
-      p.seed?.gap == null ? '—' : `${(p.seed.gap * 100).toFixed(1)} pts${interval(p.seed.gapInterval)}`,
+      p.seed?.gap == null
+        ? '—'
+        : `${(p.seed.gap * 100).toFixed(1)} pts${interval(p.seed.gapInterval)}` +
+          (p.seed.gapAll == null ? '' : ` (whole set ${(p.seed.gapAll * 100).toFixed(1)} pts)`),
     ],
   ];
 }
@@ -52,7 +64,7 @@ export function calibrationTable(r: CalibrationReport): string {
       'no content overlap',
       'content words · in evidence · names a date',
       'evidence mean (1/2/3/4+)',
-      'seed ctx recall (gap, 95% CI)',
+      'seed ctx recall: validation (gap, 95% CI)',
     ],
     style: PLAIN,
   });
