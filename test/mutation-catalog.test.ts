@@ -14,7 +14,8 @@ import {
   numericConstants,
 } from '../src/optimize/proposers/offline-mutation.ts';
 import { applyEdits } from '../src/design/apply-edits.ts';
-import { CONFIG_FIELDS } from '../src/optimize/config-space.ts';
+import { CONFIG_FIELDS, fieldSpec, isConfigName } from '../src/optimize/config-space.ts';
+import { parseEdits } from '../src/design/edit-ops.ts';
 import { createRng } from '../src/util/rng.ts';
 import type { SourceRecord } from '../sandbox/contract.ts';
 import type { Diagnosis } from '../src/diagnose/diagnosis.ts';
@@ -170,6 +171,38 @@ describe('offline mutation catalog', () => {
       revisions.push({ id: `c${i}`, parent: 'p0', operator: p.operator!, rationale: p.rationale, edits: [], accepted: false, delta: -0.1 });
     }
     expect(revisions.some((r) => r.operator?.startsWith('tweak:'))).toBe(true);
+  });
+
+  it('tweaks a config knob only within its schema range (no negative session fusion)', async () => {
+    const configurable = readFileSync(join(root, 'seeds/configurable.ts'), 'utf8');
+    const proposer = createMutationProposer();
+    const revisions: Parameters<typeof proposer.propose>[0]['revisions'] = [];
+    const rng = createRng(5);
+    const tweaked = new Set<string>();
+    for (let i = 0; i < 60; i++) {
+      const p = await proposer.propose({
+        parent: { id: 'p0', source: configurable, score: 0, scores: {} },
+        diagnosis: { counts: { answering: 1, retrieval: 5, storage: 1 } } as unknown as Diagnosis,
+        failures: [],
+        revisions,
+        objective: 'evidence',
+        rng,
+      });
+      if (!p) break;
+      const parsed = parseEdits(p.edits);
+      expect(parsed.ok).toBe(true);
+      for (const e of parsed.ok ? parsed.edits : []) {
+        if (e.op !== 'set-constant' || !isConfigName(e.name) || typeof e.value !== 'number') continue;
+        const spec = fieldSpec(e.name);
+        if (spec.kind !== 'int' && spec.kind !== 'number') continue;
+        tweaked.add(e.name);
+        expect(e.value, `${e.name} = ${e.value}`).toBeGreaterThanOrEqual(spec.min);
+        expect(e.value, `${e.name} = ${e.value}`).toBeLessThanOrEqual(spec.max);
+      }
+      revisions.push({ id: `c${i}`, parent: 'p0', operator: p.operator!, rationale: p.rationale, edits: [], accepted: false, delta: -0.1 });
+    }
+    // SESSION_FUSION is 0 in the seed and has no catalog range: down from 0 was −1.
+    expect(tweaked).toContain('SESSION_FUSION');
   });
 
   it('lists every config knob that move code reads', () => {

@@ -5,7 +5,7 @@ import type { EditOp } from '../../design/edit-ops.ts';
 import { CONSTANT_RANGES, CONSTANT_TARGETS, MUTATION_OPERATORS, type MutationOperator, type OperatorTarget } from './mutation-catalog.ts';
 import type { Proposal, ProposalContext, Proposer, RevisionNote } from './types.ts';
 import { FailureTarget } from '../../config/run-options.ts';
-import { CONFIG_FIELDS, declaredConfig, isActive, isConfigName } from '../config-space.ts';
+import { CONFIG_FIELDS, declaredConfig, fieldSpec, isActive, isConfigName } from '../config-space.ts';
 
 const TARGETS: readonly OperatorTarget[] = FailureTarget.options;
 
@@ -71,9 +71,20 @@ function applicable(op: MutationOperator, source: string, names: Set<string>): b
   return !source.includes(op.marker) && op.requires.every((n) => names.has(n));
 }
 
+/**
+ * A constant's range: the catalog's, else a config knob's schema range (a design grown from the configurable seed
+ * keeps its knobs, and a knob outside its range is a weight of the wrong sign: SESSION_FUSION 0 was tweaked to −1).
+ */
+function rangeOf(name: string): { min: number; max: number; step: number; integer?: boolean } | undefined {
+  if (CONSTANT_RANGES[name]) return CONSTANT_RANGES[name];
+  if (!isConfigName(name)) return undefined;
+  const spec = fieldSpec(name);
+  return spec.kind === 'int' || spec.kind === 'number' ? { min: spec.min, max: spec.max, step: spec.step, integer: spec.kind === 'int' } : undefined;
+}
+
 /** A constant tweak: one step up or down inside the constant's range, named `tweak:NAME:+` / `tweak:NAME:-`. */
 function tweak(name: string, value: number, direction: 1 | -1): { value: number; operator: string } | null {
-  const range = CONSTANT_RANGES[name];
+  const range = rangeOf(name);
   const step = range ? range.step : Math.max(Math.abs(value) * 0.5, 1);
   let next = value + direction * step;
   if (range) next = Math.min(range.max, Math.max(range.min, next));
