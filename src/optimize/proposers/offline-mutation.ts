@@ -79,7 +79,9 @@ function rangeOf(name: string): { min: number; max: number; step: number; intege
   if (CONSTANT_RANGES[name]) return CONSTANT_RANGES[name];
   if (!isConfigName(name)) return undefined;
   const spec = fieldSpec(name);
-  return spec.kind === 'int' || spec.kind === 'number' ? { min: spec.min, max: spec.max, step: spec.step, integer: spec.kind === 'int' } : undefined;
+  return spec.kind === 'int' || spec.kind === 'number'
+    ? { min: spec.min, max: spec.max, step: spec.step, integer: spec.kind === 'int' }
+    : undefined;
 }
 
 /** A constant tweak: one step up or down inside the constant's range, named `tweak:NAME:+` / `tweak:NAME:-`. */
