@@ -154,41 +154,15 @@ describe('offline mutation catalog', () => {
     expect(dense.ok && inertConstants(dense.source).has('BM25_B')).toBe(false);
     expect(inertConstants(seed).size).toBe(0);
 
-    const proposer = createMutationProposer();
-    const revisions: Parameters<typeof proposer.propose>[0]['revisions'] = [];
-    const rng = createRng(3);
-    for (let i = 0; i < 40; i++) {
-      const p = await proposer.propose({
-        parent: { id: 'p0', source: configurable, score: 0, scores: {} },
-        diagnosis: { counts: { answering: 3, retrieval: 5, storage: 1 } } as unknown as Diagnosis,
-        failures: [],
-        revisions,
-        objective: 'evidence',
-        rng,
-      });
-      if (!p) break;
-      for (const name of inert) expect(p.operator).not.toMatch(new RegExp(`tweak:${name}:`));
-      revisions.push({ id: `c${i}`, parent: 'p0', operator: p.operator!, rationale: p.rationale, edits: [], accepted: false, delta: -0.1 });
-    }
-    expect(revisions.some((r) => r.operator?.startsWith('tweak:'))).toBe(true);
+    const proposals = await proposeOnOneParent(configurable, { answering: 3, retrieval: 5, storage: 1 }, 3, 40);
+    for (const p of proposals) for (const name of inert) expect(p.operator).not.toMatch(new RegExp(`tweak:${name}:`));
+    expect(proposals.some((p) => p.operator?.startsWith('tweak:'))).toBe(true);
   });
 
   it('tweaks a config knob only within its schema range (no negative session fusion)', async () => {
     const configurable = readFileSync(join(root, 'seeds/configurable.ts'), 'utf8');
-    const proposer = createMutationProposer();
-    const revisions: Parameters<typeof proposer.propose>[0]['revisions'] = [];
-    const rng = createRng(5);
     const tweaked = new Set<string>();
-    for (let i = 0; i < 60; i++) {
-      const p = await proposer.propose({
-        parent: { id: 'p0', source: configurable, score: 0, scores: {} },
-        diagnosis: { counts: { answering: 1, retrieval: 5, storage: 1 } } as unknown as Diagnosis,
-        failures: [],
-        revisions,
-        objective: 'evidence',
-        rng,
-      });
-      if (!p) break;
+    for (const p of await proposeOnOneParent(configurable, { answering: 1, retrieval: 5, storage: 1 }, 5, 60)) {
       const parsed = parseEdits(p.edits);
       expect(parsed.ok).toBe(true);
       for (const e of parsed.ok ? parsed.edits : []) {
@@ -199,7 +173,6 @@ describe('offline mutation catalog', () => {
         expect(e.value, `${e.name} = ${e.value}`).toBeGreaterThanOrEqual(spec.min);
         expect(e.value, `${e.name} = ${e.value}`).toBeLessThanOrEqual(spec.max);
       }
-      revisions.push({ id: `c${i}`, parent: 'p0', operator: p.operator!, rationale: p.rationale, edits: [], accepted: false, delta: -0.1 });
     }
     // SESSION_FUSION is 0 in the seed and has no catalog range: down from 0 was −1.
     expect(tweaked).toContain('SESSION_FUSION');
@@ -215,3 +188,25 @@ describe('offline mutation catalog', () => {
     expect([...read].sort()).toEqual([...KNOBS_READ_BY_MOVES].sort());
   });
 });
+
+/** Up to `n` proposals of the offline mutation proposer on one parent, each recorded as tried (and rejected). */
+async function proposeOnOneParent(source: string, counts: Record<string, number>, seed: number, n: number) {
+  const proposer = createMutationProposer();
+  const revisions: Parameters<typeof proposer.propose>[0]['revisions'] = [];
+  const rng = createRng(seed);
+  const out: NonNullable<Awaited<ReturnType<typeof proposer.propose>>>[] = [];
+  for (let i = 0; i < n; i++) {
+    const p = await proposer.propose({
+      parent: { id: 'p0', source, score: 0, scores: {} },
+      diagnosis: { counts } as unknown as Diagnosis,
+      failures: [],
+      revisions,
+      objective: 'evidence',
+      rng,
+    });
+    if (!p) break;
+    out.push(p);
+    revisions.push({ id: `c${i}`, parent: 'p0', operator: p.operator!, rationale: p.rationale, edits: [], accepted: false, delta: -0.1 });
+  }
+  return out;
+}
