@@ -8,8 +8,9 @@ import type { TrainingView } from './types.ts';
  * share of the questions that use it, several times more often than it occurs in evidence at large (lift), and
  * in the evidence of several conversations (threads): generated questions often cite one exchange, and a word seen in
  * one conversation only is its vocabulary, not a way people phrase things (three questions on one China Lake outing
- * made the words of those turns "bridges" from "lake"). Neither side is a word of nearly every question or record (question templates, "photo", "love"). Keys are stems (what
- * `tools.text.terms` gives the design); values are surface words, which the design's index stems itself.
+ * made the words of those turns "bridges" from "lake"). Neither side is a word of nearly every question or record
+ * (question templates, "photo", "love"). Keys are stems (what `tools.text.terms` gives the design); values are surface
+ * words, which the design's index stems itself.
  */
 
 export interface BridgeOptions {
