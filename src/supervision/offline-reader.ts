@@ -16,7 +16,7 @@ import {
   verbKey,
 } from './rule-based/clause-index.ts';
 import type { Clause } from './rule-based/clauses.ts';
-import { before, eventDayIn, eventPhrase, readDaysAfter } from './rule-based/families.ts';
+import { before, daysDone, eventDayIn, eventPhrase, readDaysAfter } from './rule-based/families.ts';
 import { readDescription } from './rule-based/descriptions.ts';
 import { feelingsAbout, parseFeelingQuestion } from './rule-based/feelings.ts';
 import { aboutUser } from './rule-based/voice.ts';
@@ -496,15 +496,8 @@ function readFamily(input: BlindInput, speakers: readonly string[]): BlindReadin
     const asked = index.all.filter(
       (s) => doneByWho(s) && phrase.startsWith(`${verbKey(s.c)} `) && phrase.endsWith(` ${s.c.object.toLowerCase()}`),
     );
-    const heads = new Set(asked.map((s) => `${verbKey(s.c)}\u0000${s.c.head}`));
-    if (heads.size !== 1) return undefined;
-    const days = index.all
-      .filter((s) => doneByWho(s) && heads.has(`${verbKey(s.c)}\u0000${s.c.head}`))
-      .flatMap((s) => {
-        const day = eventDayIn(input.records, s);
-        return day && /^\d{4}-\d{2}-\d{2}$/.test(day) ? [{ s, day }] : [];
-      })
-      .sort((x, y) => (x.day < y.day ? -1 : x.day > y.day ? 1 : 0));
+    if (new Set(asked.map((s) => `${verbKey(s.c)}\u0000${s.c.head}`)).size !== 1) return undefined;
+    const days = daysDone(input.records, index, who, verbKey(asked[0]!.c), asked[0]!.c.head);
     const target = ordinal[1] === 'first' ? days[0] : days[days.length - 1];
     if (!target || days.filter((d) => d.day === target.day).length !== 1) return undefined;
     return { answerable: true, answer: isoAsDate(target.day), citations: [input.records[target.s.i]!.id] };

@@ -295,16 +295,8 @@ export function eventWhenQuestion(ctx: RuleContext, i: number, c: Clause): RuleC
 export function ordinalWhenQuestion(ctx: RuleContext, i: number, c: Clause, rng: Rng): RuleCandidate | undefined {
   if (aspectOf(c) !== 'done' || c.attribute) return undefined;
   const verb = verbKey(c);
-  const days = ctx
-    .clauses()
-    .said(c.who, verb)
-    .filter((s) => s.c.head === c.head)
-    .flatMap((s) => {
-      const day = eventDay(ctx, s);
-      return day && DAY.test(day) ? [{ s, day }] : [];
-    });
+  const days = daysDone(ctx.graph.records, ctx.clauses(), c.who, verb, c.head);
   if (!days.some((d) => d.s.i === i && d.s.c === c) || new Set(days.map((d) => d.day)).size < 2) return undefined;
-  days.sort((x, y) => (x.day < y.day ? -1 : x.day > y.day ? 1 : x.s.i - y.s.i));
   const last = rng.next() < 0.5;
   const target = last ? days[days.length - 1]! : days[0]!;
   // The asked day must be this clause's, and no other occurrence may share it (one record answers it).
@@ -313,6 +305,7 @@ export function ordinalWhenQuestion(ctx: RuleContext, i: number, c: Clause, rng:
   if (!phrase) return undefined;
   const r = ctx.graph.records[i]!;
   const word = last ? 'last' : 'first';
+  const date = isoAsDate(target.day);
   return {
     type: 'temporal',
     template: last ? 'last-time' : 'first-time',
@@ -320,13 +313,34 @@ export function ordinalWhenQuestion(ctx: RuleContext, i: number, c: Clause, rng:
     plan: plan(
       'temporal',
       `the ${last ? 'latest' : 'earliest'} of the ${days.length} days ${c.who} ${verb} ${c.head}`,
-      isoAsDate(target.day),
+      date,
       'date',
-      [fact(r, c.sentence, `${statement(c)}, placed on ${isoAsDate(target.day)} (said on ${recordDate(r)})`)],
-      new Map([[r.id, `the ${word} time, ${isoAsDate(target.day)}; ${c.who} did it again on ${days.length - 1} other day(s)`]]),
+      [fact(r, c.sentence, `${statement(c)}, placed on ${date} (said on ${recordDate(r)})`)],
+      new Map([[r.id, `the ${word} time, ${date}; ${c.who} did it again on ${days.length - 1} other day(s)`]]),
       ['lookup', 'order-in-time'],
     ),
   };
+}
+
+/**
+ * Every day `who` did `verb` to a thing with head `head`, earliest first (ties by place in the history), for the
+ * occurrences the records date to the day: what the first-and-last-time family asks about and its blind reader reads.
+ */
+export function daysDone(
+  records: readonly SourceRecord[],
+  index: ClauseIndex,
+  who: string,
+  verb: string,
+  head: string,
+): Array<{ s: Stated; day: string }> {
+  return index
+    .said(who, verb)
+    .filter((s) => s.c.head === head)
+    .flatMap((s) => {
+      const day = eventDayIn(records, s);
+      return day && DAY.test(day) ? [{ s, day }] : [];
+    })
+    .sort((x, y) => (x.day < y.day ? -1 : x.day > y.day ? 1 : x.s.i - y.s.i));
 }
 
 const namedSpeakers = new WeakMap<RuleContext, string[]>();
