@@ -6,6 +6,8 @@ import { compileDesign } from '../src/design/compile.ts';
 import { EditOpSchema } from '../src/design/edit-ops.ts';
 import { astMutations } from '../src/optimize/proposers/ast-mutation.ts';
 import { crossoverMoves } from '../src/optimize/proposers/crossover.ts';
+import { CASE_MOVES } from '../src/optimize/proposers/case-driven-proposer.ts';
+import { declaredNames } from '../src/optimize/proposers/offline-mutation.ts';
 import { grown } from './helpers/grown-design.ts';
 
 const root = join(import.meta.dirname, '..');
@@ -76,4 +78,23 @@ describe('crossover', () => {
       }
     }
   }, 60_000);
+
+  it('offers no function the parent no longer calls: its body cannot change a result', () => {
+    // seeds/configurable.ts after a case move replaced retrieve: applyTime is still declared, but dead.
+    const configurable = seeds['configurable.ts']!;
+    const names = declaredNames(configurable);
+    const move = CASE_MOVES.find((m) => m.name === 'speaker-boost')!;
+    const built = move.build({ has: (n) => names.has(n), markers: (m) => configurable.includes(m), training: undefined })!;
+    const r = applyEdits(configurable, built.edits);
+    if (!r.ok) throw new Error(r.errors[0]!.message);
+    const parent = r.source;
+    const edited = (from: string, to: string) => {
+      expect(parent.split(from).length, from).toBe(2);
+      return (src: string) => src.replace(from, to);
+    };
+    const inApplyTime = edited('score: h.score + TIME_WEIGHT * top }', 'score: h.score + 2 * TIME_WEIGHT * top }');
+    const inPack = edited('if (used + cost > budget.tokens) return;', 'if (used + cost > budget.tokens - 1) return;');
+    const moves = crossoverMoves(parent, { id: 'sibling', source: inPack(inApplyTime(parent)) });
+    expect(moves.map((m) => m.name)).toEqual(['pack']);
+  });
 });

@@ -6,6 +6,7 @@ import { compileDesign } from '../src/design/compile.ts';
 import { createSandbox } from '../src/isolate/sandbox-runner.ts';
 import { createHostTools } from '../src/isolate/host-tools/host-tools.ts';
 import { MUTATION_OPERATORS } from '../src/optimize/proposers/mutation-catalog.ts';
+import { CASE_MOVES } from '../src/optimize/proposers/case-driven-proposer.ts';
 import {
   KNOBS_READ_BY_MOVES,
   createMutationProposer,
@@ -159,6 +160,24 @@ describe('offline mutation catalog', () => {
     expect(proposals.some((p) => p.operator?.startsWith('tweak:'))).toBe(true);
   });
 
+  it('counts constants inert that only code the design no longer calls reads (a case move replaced retrieve)', async () => {
+    const configurable = readFileSync(join(root, 'seeds/configurable.ts'), 'utf8');
+    // With the time boost on, TIME_WEIGHT is live by the config; only reachability can tell it is dead below.
+    const timed = applyEdits(configurable, [{ op: 'set-constant', name: 'TIME_FILTER', value: 'boost' }]);
+    if (!timed.ok) throw new Error(timed.errors[0]!.message);
+    expect(inertConstants(timed.source).has('TIME_WEIGHT')).toBe(false);
+    const parent = afterCaseMove(timed.source);
+    const inert = inertConstants(parent);
+    for (const dead of ['RERANK_DEPTH', 'TIME_WEIGHT', 'EXPANSION_DOCS']) expect(inert.has(dead), dead).toBe(true);
+    for (const live of ['TOP_K', 'BM25_K1', 'BM25_B', 'CANDIDATES']) expect(inert.has(live), live).toBe(false);
+
+    // Iteration 17 of a RHELM run was "tweak RERANK_DEPTH to 300" on such a design: it scored exactly its parent.
+    const proposals = await proposeOnOneParent(parent, { answering: 1, retrieval: 5, storage: 1 }, 11, 80);
+    expect(proposals.length).toBeGreaterThan(20);
+    for (const p of proposals) expect(p.operator).not.toMatch(/tweak:(RERANK_DEPTH|TIME_WEIGHT|EXPANSION_DOCS):/);
+    expect(proposals.some((p) => p.operator?.startsWith('tweak:TOP_K:'))).toBe(true);
+  });
+
   it('tweaks a config knob only within its schema range (no negative session fusion)', async () => {
     const configurable = readFileSync(join(root, 'seeds/configurable.ts'), 'utf8');
     const tweaked = new Set<string>();
@@ -209,4 +228,14 @@ async function proposeOnOneParent(source: string, counts: Record<string, number>
     revisions.push({ id: `c${i}`, parent: 'p0', operator: p.operator!, rationale: p.rationale, edits: [], accepted: false, delta: -0.1 });
   }
   return out;
+}
+
+/** `source` after the case-driven proposer's speaker-boost move, which replaces retrieve with the case pipeline. */
+function afterCaseMove(source: string): string {
+  const names = declaredNames(source);
+  const move = CASE_MOVES.find((m) => m.name === 'speaker-boost')!;
+  const built = move.build({ has: (n) => names.has(n), markers: (m) => source.includes(m), training: undefined });
+  const r = applyEdits(source, built!.edits);
+  if (!r.ok) throw new Error(r.errors[0]!.message);
+  return r.source;
 }

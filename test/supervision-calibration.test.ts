@@ -6,7 +6,7 @@ import {
   calibrate,
   CalibrationReportSchema,
   namesDate,
-  formDistance,
+  mixDistance,
   noContentOverlap,
   questionForm,
   seedKey,
@@ -44,8 +44,8 @@ describe('question forms', () => {
   it('total variation distance is half the L1 distance of the mixes', () => {
     const a = setStats([item('h', '1', 'What is it?', []), item('h', '2', 'When was it?', [])], text).forms;
     const b = setStats([item('h', '3', 'What is it?', []), item('h', '4', 'What else?', [])], text).forms;
-    expect(formDistance(a, b)).toBeCloseTo(0.5);
-    expect(formDistance(a, a)).toBe(0);
+    expect(mixDistance(a, b)).toBeCloseTo(0.5);
+    expect(mixDistance(a, a)).toBe(0);
   });
 });
 
@@ -111,6 +111,40 @@ describe('setStats', () => {
       text,
     );
     expect(s.datedShare).toBeCloseTo(3 / 6);
+  });
+});
+
+describe('evidence kinds', () => {
+  const KIND: Record<string, string> = { r1: 'turn', r2: 'turn', r3: 'document' };
+  const kind = (id: string) => KIND[id];
+
+  it('shares items by the kinds of record they cite, half to each kind for an item citing two', () => {
+    const s = setStats(
+      [item('h', '1', 'What pet?', ['r1']), item('h', '2', 'Where to?', ['r1', 'r2']), item('h', '3', 'Which trip?', ['r2', 'r3'])],
+      text,
+      kind,
+    );
+    expect(s.evidenceKinds.turn).toBeCloseTo(2.5 / 3);
+    expect(s.evidenceKinds.document).toBeCloseTo(0.5 / 3);
+    expect(setStats([item('h', '1', 'What pet?', ['r1'])], text).evidenceKinds).toEqual({});
+  });
+
+  it('reports the distance between the generated and official kind mixes, pooled by items', () => {
+    const inputs = [
+      {
+        id: 'a',
+        recordText: text,
+        recordKind: kind,
+        generated: [item('a', 'g1', 'What pet?', ['r1']), item('a', 'g2', 'Where?', ['r2'])],
+        official: [item('a', 'o1', 'Which trip?', ['r3']), item('a', 'o2', 'What pet?', ['r1'])],
+      },
+      { id: 'b', recordText: text, recordKind: kind, generated: [item('b', 'g3', 'Which trip?', ['r3'])], official: [] },
+    ];
+    const r = calibrate(inputs, () => 'heldout');
+    expect(r.byHistory[0]!.kindDistance).toBeCloseTo(0.5);
+    expect(r.byHistory[1]!.kindDistance).toBeNull();
+    expect(r.all.generated.evidenceKinds).toEqual({ document: 1 / 3, turn: 2 / 3 });
+    expect(r.all.kindDistance).toBeCloseTo(1 / 6);
   });
 });
 

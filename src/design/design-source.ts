@@ -183,23 +183,33 @@ export function isConstStatement(node: Node): boolean {
 
 /** True when `id` is a property/member name rather than a use of a variable. */
 function isMemberName(id: Node): boolean {
-  const p = id.getParent();
+  return Node.isIdentifier(id) && isMemberIdentifier(id.compilerNode);
+}
+
+/**
+ * True when the compiler identifier `id` names a member (`a.b`'s `b`, an object-literal or class member key, the
+ * `key` of `{ key: local }` in a binding pattern) rather than using a variable. On the compiler node so that
+ * design/reachability.ts, which walks the compiler's tree for speed, reads names by the same rule.
+ */
+export function isMemberIdentifier(id: ts.Identifier): boolean {
+  const p = id.parent;
   if (!p) return false;
-  if (Node.isPropertyAccessExpression(p)) return p.getNameNode() === id;
-  if (Node.isQualifiedName(p)) return p.getRight() === id;
+  if (ts.isPropertyAccessExpression(p)) return p.name === id;
+  if (ts.isQualifiedName(p)) return p.right === id;
   if (
-    Node.isPropertyAssignment(p) ||
-    Node.isMethodDeclaration(p) ||
-    Node.isPropertySignature(p) ||
-    Node.isMethodSignature(p) ||
-    Node.isPropertyDeclaration(p) ||
-    Node.isGetAccessorDeclaration(p) ||
-    Node.isSetAccessorDeclaration(p) ||
-    Node.isEnumMember(p)
+    ts.isPropertyAssignment(p) ||
+    ts.isMethodDeclaration(p) ||
+    ts.isPropertyDeclaration(p) ||
+    ts.isGetAccessorDeclaration(p) ||
+    ts.isSetAccessorDeclaration(p) ||
+    ts.isPropertySignature(p) ||
+    ts.isMethodSignature(p) ||
+    ts.isEnumMember(p)
   ) {
-    return p.getNameNode() === id;
+    return p.name === id;
   }
-  if (Node.isBindingElement(p)) return p.getPropertyNameNode() === id;
+  // `const { index: idx } = state`: `index` names a property of the value, not a variable.
+  if (ts.isBindingElement(p)) return p.propertyName === id;
   return false;
 }
 

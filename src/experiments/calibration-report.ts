@@ -55,7 +55,14 @@ export async function seedContextRecall(histories: readonly History[], items: re
 export function calibrationReport(histories: readonly History[], generated: readonly QAItem[], seed?: SeedScores): CalibrationReport {
   const inputs = histories.map((h) => {
     const text = new Map(h.records.map((r) => [r.id, r.title ? `${r.title}\n${r.text}` : r.text]));
-    return { id: h.id, recordText: (id: string) => text.get(id), generated: generated.filter((it) => it.history === h.id), official: h.qa };
+    const kind = new Map(h.records.map((r) => [r.id, r.kind]));
+    return {
+      id: h.id,
+      recordText: (id: string) => text.get(id),
+      recordKind: (id: string) => kind.get(id),
+      generated: generated.filter((it) => it.history === h.id),
+      official: h.qa,
+    };
   });
   return calibrate(inputs, historySplit, seed);
 }

@@ -16,6 +16,11 @@ function partRows(name: string, p: CalibrationPart): string[][] {
       .join(' ');
   const words = (s: typeof g) => `${s.meanContentWords.toFixed(1)} · ${pct(s.evidenceCoverage)} · ${pct(s.datedShare)}`;
   const ev = (s: typeof g) => `${s.meanEvidence.toFixed(2)} (${['1', '2', '3', '4+'].map((b) => s.evidenceCounts[b as '1']).join('/')})`;
+  const kinds = (s: typeof g) =>
+    Object.entries(s.evidenceKinds)
+      .sort(([, a], [, b]) => b - a)
+      .map(([k, v]) => `${k} ${Math.round(v * 100)}`)
+      .join(' ') || '—';
   return [
     [
       name,
@@ -25,6 +30,7 @@ function partRows(name: string, p: CalibrationPart): string[][] {
       pct(g.noOverlapShare),
       words(g),
       ev(g),
+      kinds(g),
       p.seed ? `${pct(p.seed.generatedVal)} (whole set ${pct(p.seed.generatedAll)})` : '—',
     ],
     [
@@ -35,6 +41,7 @@ function partRows(name: string, p: CalibrationPart): string[][] {
       pct(o?.noOverlapShare),
       o ? words(o) : '—',
       o ? ev(o) : '—',
+      o ? kinds(o) : '—',
       pct(p.seed?.official),
     ],
     [
@@ -45,6 +52,7 @@ function partRows(name: string, p: CalibrationPart): string[][] {
       p.noOverlapGap === null ? '—' : `${(p.noOverlapGap * 100).toFixed(1)} pts`,
       '',
       '',
+      p.kindDistance === null ? '—' : `TVD ${p.kindDistance.toFixed(2)}`,
       p.seed?.gap == null
         ? '—'
         : `${(p.seed.gap * 100).toFixed(1)} pts${interval(p.seed.gapInterval)}` +
@@ -64,6 +72,7 @@ export function calibrationTable(r: CalibrationReport): string {
       'no content overlap',
       'content words · in evidence · names a date',
       'evidence mean (1/2/3/4+)',
+      'evidence kinds (%)',
       'seed ctx recall: validation (gap, 95% CI)',
     ],
     style: PLAIN,

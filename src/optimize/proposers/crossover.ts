@@ -2,6 +2,7 @@ import { Node, SyntaxKind } from 'ts-morph';
 import type { SourceFile } from 'ts-morph';
 import { findStage, findTopLevelFunction, parseSource, topLevelDeclarations, type FunctionSite } from '../../design/design-source.ts';
 import { StageName, type EditOp } from '../../design/edit-ops.ts';
+import { reachableNames } from '../../design/reachability.ts';
 
 /**
  * Crossover of two archive programs: one function (same name, same signature) of an "inspiration" program replaces
@@ -126,6 +127,8 @@ function functionCode(fn: Fn): string {
 /**
  * Every crossover from `inspiration` into `parent`: one per function both have under the same name and signature
  * whose body differs. The parent's other functions stay; what the taken function reads is copied only when missing.
+ * A top-level function the parent's design no longer reaches ({@link reachableNames}: the configurable seed's
+ * applyTime once a case move replaced `retrieve`) is not offered: a new body there cannot change any result.
  */
 export function crossoverMoves(parentSource: string, inspiration: { id: string; source: string }): CrossoverMove[] {
   const parent = parseSource(parentSource, 'cross-parent');
@@ -133,10 +136,13 @@ export function crossoverMoves(parentSource: string, inspiration: { id: string; 
   const ours = functionsOf(parent);
   const theirs = functionsOf(insp);
   const parentNames = nameList(parent);
+  const live = reachableNames(parentSource);
   const out: CrossoverMove[] = [];
   for (const [name, fn] of theirs) {
     const mine = ours.get(name);
     if (!mine || mine.signature !== fn.signature || mine.isAsync !== fn.isAsync) continue;
+    // A stage method is part of the design object; a top-level function counts only if the design still calls it.
+    if ((mine.site.kind === 'declaration' || mine.site.kind === 'const') && !live.has(name)) continue;
     if (key(mine.site.node.getText()) === key(fn.site.node.getText())) continue;
     // A stage method is addressed by its stage; a top-level function (even one that implements a stage) by its name.
     const asStage = (fn.site.kind === 'method' || fn.site.kind === 'property') && StageName.safeParse(name).success;

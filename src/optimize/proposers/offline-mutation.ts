@@ -1,6 +1,7 @@
 import { FAILURE_CATEGORIES } from '../../diagnose/diagnosis.ts';
 import type { Diagnosis } from '../../diagnose/diagnosis.ts';
 import { applyEdits } from '../../design/apply-edits.ts';
+import { reachableNames } from '../../design/reachability.ts';
 import type { EditOp } from '../../design/edit-ops.ts';
 import { CONSTANT_RANGES, CONSTANT_TARGETS, MUTATION_OPERATORS, type MutationOperator, type OperatorTarget } from './mutation-catalog.ts';
 import type { Proposal, ProposalContext, Proposer, RevisionNote } from './types.ts';
@@ -33,10 +34,13 @@ export const KNOBS_READ_BY_MOVES: readonly string[] = ['TOP_K', 'BM25_K1', 'BM25
 
 /**
  * Constants a tweak cannot change the results by, so the proposer does not spend an iteration on one: those marked
- * `@inert` in their doc comment (a batch size), and config knobs of a feature the design's own config switches off
- * (EXPANDED_HITS while CONTEXT_NEIGHBOURS is 0), except those move code reads. A design without the configurable
- * seed's knobs has none of the latter. On a RHELM code arm, 5 of the last 8 iterations were such tweaks, each
- * scoring exactly its parent's validation fitness.
+ * `@inert` in their doc comment (a batch size), config knobs of a feature the design's own config switches off
+ * (EXPANDED_HITS while CONTEXT_NEIGHBOURS is 0), except those move code reads, and every numeric or config constant
+ * the design object no longer reaches ({@link reachableNames}): once a case move replaces `retrieve`, the seed's
+ * applyTime and fuseSessions are dead code, and so are RERANK_DEPTH and TIME_WEIGHT. A design without the
+ * configurable seed's knobs has none of the second kind. On a RHELM code arm, 5 of the last 8 iterations were such
+ * tweaks, each scoring exactly its parent's validation fitness; in another run, "tweak RERANK_DEPTH to 300" on a
+ * design whose retrieve no longer read it did the same.
  */
 export function inertConstants(source: string): Set<string> {
   const out = new Set<string>();
@@ -49,6 +53,9 @@ export function inertConstants(source: string): Set<string> {
       if (isConfigName(name) && !KNOBS_READ_BY_MOVES.includes(name) && !isActive(name, config)) out.add(name);
     }
   }
+  const reachable = reachableNames(source);
+  const constants = [...numericConstants(source).keys(), ...[...declaredNames(source)].filter(isConfigName)];
+  for (const name of constants) if (!reachable.has(name)) out.add(name);
   return out;
 }
 
