@@ -105,4 +105,16 @@ describe('reachableNames', () => {
     for (const used of ['indexOf', 'recordDocs', 'pack', 'speakerBoost', 'TOP_K', 'BM25_K1', 'STEM', 'CANDIDATES'])
       expect(live.has(used), used).toBe(true);
   });
+
+  it('leaves skipped stages out of the roots: what only `context` reads is dead to a ranking objective', () => {
+    const live = reachableNames(configurable, { skipStages: ['context'] });
+    for (const dead of ['pack', 'CONTEXT_NEIGHBOURS', 'EXPANDED_HITS', 'CONTEXT_ORDER', 'PACKING'])
+      expect(live.has(dead), dead).toBe(false);
+    for (const used of ['indexOf', 'applyTime', 'TOP_K', 'RERANK_DEPTH', 'STEM']) expect(live.has(used), used).toBe(true);
+    // A design object the reader cannot take apart keeps every stage.
+    const built = 'const K = 1;\nconst J = 2;\nfunction make() { return { retrieve: () => K, context: () => J }; }\nexport default make();';
+    expect([...reachableNames(built, { skipStages: ['context'] })].sort()).toEqual(['J', 'K', 'make']);
+    const literal = 'const K = 1;\nconst J = 2;\nexport default { retrieve() { return K; }, context() { return J; } };';
+    expect([...reachableNames(literal, { skipStages: ['context'] })]).toEqual(['K']);
+  });
 });

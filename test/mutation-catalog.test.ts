@@ -1,3 +1,4 @@
+import type { Objective } from '../src/config/run-options.ts';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -178,6 +179,19 @@ describe('offline mutation catalog', () => {
     expect(proposals.some((p) => p.operator?.startsWith('tweak:TOP_K:'))).toBe(true);
   });
 
+  it('under the ranking objective, spends no tweak on what only the context stage reads', async () => {
+    const configurable = readFileSync(join(root, 'seeds/configurable.ts'), 'utf8');
+    expect(inertConstants(configurable, 'ranking').has('CONTEXT_NEIGHBOURS')).toBe(true);
+    expect(inertConstants(configurable, 'evidence').has('CONTEXT_NEIGHBOURS')).toBe(false);
+    expect(inertConstants(configurable, 'ranking').has('TOP_K')).toBe(false);
+    const context = /tweak:(CONTEXT_NEIGHBOURS|EXPANDED_HITS):/;
+    const counts = { answering: 5, retrieval: 1, storage: 1 };
+    expect((await proposeOnOneParent(configurable, counts, 7, 40)).some((p) => context.test(p.operator ?? ''))).toBe(true);
+    const ranking = await proposeOnOneParent(configurable, counts, 7, 40, 'ranking');
+    expect(ranking.length).toBeGreaterThan(10);
+    for (const p of ranking) expect(p.operator).not.toMatch(context);
+  });
+
   it('tweaks a config knob only within its schema range (no negative session fusion)', async () => {
     const configurable = readFileSync(join(root, 'seeds/configurable.ts'), 'utf8');
     const tweaked = new Set<string>();
@@ -209,7 +223,13 @@ describe('offline mutation catalog', () => {
 });
 
 /** Up to `n` proposals of the offline mutation proposer on one parent, each recorded as tried (and rejected). */
-async function proposeOnOneParent(source: string, counts: Record<string, number>, seed: number, n: number) {
+async function proposeOnOneParent(
+  source: string,
+  counts: Record<string, number>,
+  seed: number,
+  n: number,
+  objective: Objective = 'evidence',
+) {
   const proposer = createMutationProposer();
   const revisions: Parameters<typeof proposer.propose>[0]['revisions'] = [];
   const rng = createRng(seed);
@@ -220,7 +240,7 @@ async function proposeOnOneParent(source: string, counts: Record<string, number>
       diagnosis: { counts } as unknown as Diagnosis,
       failures: [],
       revisions,
-      objective: 'evidence',
+      objective,
       rng,
     });
     if (!p) break;

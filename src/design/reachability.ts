@@ -14,8 +14,11 @@ import { isMemberIdentifier } from './design-source.ts';
  * the host reads, not code a stage runs, so they are not roots. Shadowing is ignored: counting a local that shares
  * a top-level name as a use over-approximates reachability, the safe side (a live name is never called dead).
  * A source without a default export returns every declared name (nothing is known to be dead).
+ *
+ * `skipStages` leaves those stages of the design object out of the roots: what only they read cannot change what the
+ * other stages return (the ranking objective scores `retrieve`'s ranking, never the context `context` builds).
  */
-export function reachableNames(source: string): Set<string> {
+export function reachableNames(source: string, options: { skipStages?: readonly string[] } = {}): Set<string> {
   const sf = ts.createSourceFile('reachability.ts', source, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
   /** Each declared name → the nodes whose references it brings along (a statement declaring it, or its declarator). */
   const bodies = new Map<string, ts.Node[]>();
@@ -61,7 +64,8 @@ export function reachableNames(source: string): Set<string> {
 
   if (!hasDefault) return new Set(bodies.keys());
   const reached = new Set<string>();
-  const queue: ts.Node[] = [...roots];
+  const skip = new Set(options.skipStages ?? []);
+  const queue: ts.Node[] = skip.size ? roots.flatMap((r) => withoutStages(r, bodies, skip)) : [...roots];
   while (queue.length) {
     for (const name of referencedNames(queue.pop()!)) {
       if (reached.has(name) || !bodies.has(name)) continue;
@@ -70,6 +74,23 @@ export function reachableNames(source: string): Set<string> {
     }
   }
   return reached;
+}
+
+/**
+ * A root without the design object's stages named in `skip`: the object literal's other members when the root is
+ * that literal or the name of a const initialised with it (through `satisfies`, `as` and parentheses); else the root
+ * itself, since a design object built any other way cannot be split safely.
+ */
+function withoutStages(root: ts.Node, bodies: ReadonlyMap<string, ts.Node[]>, skip: ReadonlySet<string>): ts.Node[] {
+  let value: ts.Node | undefined = root;
+  if (ts.isIdentifier(root)) {
+    const decl = bodies.get(root.text);
+    value = decl?.length === 1 && ts.isVariableDeclaration(decl[0]!) ? decl[0].initializer : undefined;
+  }
+  while (value && (ts.isParenthesizedExpression(value) || ts.isSatisfiesExpression(value) || ts.isAsExpression(value)))
+    value = value.expression;
+  if (!value || !ts.isObjectLiteralExpression(value)) return [root];
+  return value.properties.filter((m) => !(m.name && ts.isIdentifier(m.name) && skip.has(m.name.text)));
 }
 
 function isDefaultExport(st: ts.FunctionDeclaration | ts.ClassDeclaration): boolean {

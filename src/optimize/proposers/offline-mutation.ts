@@ -5,7 +5,7 @@ import { reachableNames } from '../../design/reachability.ts';
 import type { EditOp } from '../../design/edit-ops.ts';
 import { CONSTANT_RANGES, CONSTANT_TARGETS, MUTATION_OPERATORS, type MutationOperator, type OperatorTarget } from './mutation-catalog.ts';
 import type { Proposal, ProposalContext, Proposer, RevisionNote } from './types.ts';
-import { FailureTarget } from '../../config/run-options.ts';
+import { FailureTarget, type Objective } from '../../config/run-options.ts';
 import { CONFIG_FIELDS, declaredConfig, fieldSpec, isActive, isConfigName } from '../config-space.ts';
 
 const TARGETS: readonly OperatorTarget[] = FailureTarget.options;
@@ -40,9 +40,10 @@ export const KNOBS_READ_BY_MOVES: readonly string[] = ['TOP_K', 'BM25_K1', 'BM25
  * applyTime and fuseSessions are dead code, and so are RERANK_DEPTH and TIME_WEIGHT. A design without the
  * configurable seed's knobs has none of the second kind. On a RHELM code arm, 5 of the last 8 iterations were such
  * tweaks, each scoring exactly its parent's validation fitness; in another run, "tweak RERANK_DEPTH to 300" on a
- * design whose retrieve no longer read it did the same.
+ * design whose retrieve no longer read it did the same. Under the ranking objective, which scores the ranking
+ * `retrieve` returns, so is a constant only the `context` stage reads (a RHELM code arm tweaked CONTEXT_NEIGHBOURS).
  */
-export function inertConstants(source: string): Set<string> {
+export function inertConstants(source: string, objective?: Objective): Set<string> {
   const out = new Set<string>();
   for (const m of source.matchAll(/\/\*\*((?:(?!\*\/)[\s\S])*)\*\/\s*const\s+([A-Z][A-Z0-9_]*)\b/g)) {
     if (/@inert\b/.test(m[1]!)) out.add(m[2]!);
@@ -53,7 +54,7 @@ export function inertConstants(source: string): Set<string> {
       if (isConfigName(name) && !KNOBS_READ_BY_MOVES.includes(name) && !isActive(name, config)) out.add(name);
     }
   }
-  const reachable = reachableNames(source);
+  const reachable = reachableNames(source, objective === 'ranking' ? { skipStages: ['context'] } : {});
   const constants = [...numericConstants(source).keys(), ...[...declaredNames(source)].filter(isConfigName)];
   for (const name of constants) if (!reachable.has(name)) out.add(name);
   return out;
@@ -127,7 +128,7 @@ export function createMutationProposer(options: { operators?: readonly MutationO
       let live: Array<[string, number]> | undefined;
       const tweakable = (target: OperatorTarget): Array<[string, number]> => {
         if (!live) {
-          const inert = inertConstants(source);
+          const inert = inertConstants(source, ctx.objective);
           live = [...numericConstants(source)].filter(([n]) => !inert.has(n));
         }
         return live.filter(([n]) => (CONSTANT_TARGETS[n] ?? 'retrieval') === target);

@@ -4,7 +4,7 @@ import type { FailureCase } from '../../diagnose/sample.ts';
 import type { Rng } from '../../util/rng.ts';
 import type { QAItem } from '../../history/record.ts';
 import type { SourceRecord } from '../../../sandbox/contract.ts';
-import type { ProposalTarget } from '../../config/run-options.ts';
+import type { Objective, ProposalTarget } from '../../config/run-options.ts';
 
 /** A revision tried earlier in the run, as the proposer is told about it. */
 export interface RevisionNote {
@@ -49,7 +49,7 @@ export interface ProposalContext {
   /** Earlier revisions, oldest first. */
   revisions: RevisionNote[];
   /** The objective the search maximises (shown to an LLM proposer). */
-  objective: string;
+  objective: Objective;
   rng: Rng;
   /** True when a design with exactly this source is already in the archive (so a proposer can avoid re-proposing it). */
   isKnownSource?: (source: string) => boolean;
