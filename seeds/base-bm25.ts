@@ -53,7 +53,7 @@ function indexOf(memory: Memory, tools: Tools): Bm25Index {
 
 /** One memory unit per record. */
 function unitOf(r: SourceRecord): MemoryUnit {
-  const meta: Record<string, string> = {};
+  const meta: Record<string, string> = { kind: r.kind };
   if (r.thread) meta.thread = r.thread;
   if (r.speaker) meta.speaker = r.speaker;
   const unit: MemoryUnit = { id: r.id, text: lineOf(r), sources: [r.id], meta };

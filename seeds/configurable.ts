@@ -272,9 +272,29 @@ function fuse(lexical: readonly Hit[], dense: readonly Hit[]): Hit[] {
 }
 
 /** A record in a session that matches the question as a whole is more likely the evidence than an equal one elsewhere. */
+/** Each thread's BM25 score as a share of the best thread of its kind, the first depth of each kind. */
+function threadScores(index: Bm25Index, query: string, kindOf: Record<string, string>, depth: number): Map<string, number> {
+  // Threads of a kind are compared with each other: a day of chat out-scores a short e-mail on its length alone.
+  const best = new Map<string, number>();
+  const taken = new Map<string, number>();
+  const out = new Map<string, number>();
+  for (const s of index.search(query, Object.keys(kindOf).length)) {
+    const kind = kindOf[s.unit] ?? '';
+    const n = taken.get(kind) ?? 0;
+    if (n >= depth) continue;
+    taken.set(kind, n + 1);
+    if (n === 0) best.set(kind, s.score || 1);
+    out.set(s.unit, s.score / (best.get(kind) ?? 1));
+  }
+  return out;
+}
+
 function fuseSessions(query: string, hits: readonly Hit[], memory: Memory, tools: Tools): Hit[] {
-  const { index, sessionOf } = sessionsOf(memory, tools);
-  const sessionScore = normalised(index.search(query, 100));
+  const { index, sessionOf, members } = sessionsOf(memory, tools);
+  const kindOfUnit = new Map(memory.units.map((u) => [u.id, String(u.meta?.kind ?? '')]));
+  const sessionKind: Record<string, string> = {};
+  for (const [id, list] of Object.entries(members)) sessionKind[id] = kindOfUnit.get(list[0] ?? '') ?? '';
+  const sessionScore = threadScores(index, query, sessionKind, 100);
   const top = hits[0]?.score || 1;
   return hits
     .map((h) => ({ unit: h.unit, score: h.score / top + SESSION_FUSION * (sessionScore.get(sessionOf[h.unit] ?? '') ?? 0) }))
@@ -342,7 +362,7 @@ function pack(hits: readonly Hit[], memory: Memory, tools: Tools, budget: { toke
 const design = {
   async store(records: SourceRecord[], tools: Tools): Promise<Memory> {
     const units: MemoryUnit[] = records.map((r) => {
-      const meta: Record<string, string> = {};
+      const meta: Record<string, string> = { kind: r.kind };
       if (r.thread) meta.thread = r.thread;
       if (r.speaker) meta.speaker = r.speaker;
       const unit: MemoryUnit = { id: r.id, text: lineOf(r), sources: [r.id], meta };

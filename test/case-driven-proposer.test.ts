@@ -16,9 +16,10 @@ import { createSandbox } from '../src/isolate/sandbox-runner.ts';
 import { mineBridges } from '../src/optimize/proposers/bridge-mining.ts';
 import { analyseCase, failureProfile } from '../src/optimize/proposers/case-analysis.ts';
 import { CASE_MOVES, createCaseDrivenProposer } from '../src/optimize/proposers/case-driven-proposer.ts';
-import { CONSTANT_RANGES } from '../src/optimize/proposers/mutation-catalog.ts';
+import { CONSTANT_RANGES, THREAD_SCORES } from '../src/optimize/proposers/mutation-catalog.ts';
 import { declaredNames } from '../src/optimize/proposers/offline-mutation.ts';
-import { fitRanking, rankingExamples, rankingObjective } from '../src/optimize/proposers/rank-fitting.ts';
+import { buildBm25Index } from '../src/isolate/host-tools/bm25-index.ts';
+import { fitRanking, rankingExamples, rankingObjective, threadScores } from '../src/optimize/proposers/rank-fitting.ts';
 import type { ProposalContext, TrainingView } from '../src/optimize/proposers/types.ts';
 import { createRng } from '../src/util/rng.ts';
 
@@ -288,6 +289,31 @@ describe('mined and fitted moves', () => {
     expect(fitRanking(rankingExamples(top)).weights).toEqual([1, 0, 0, 0, 0, 0]);
   });
 
+  it("reads a thread's score against the best thread of its kind, so a long day of chat does not bury a short e-mail", () => {
+    // A chat day that says everything many times over, and two one-line e-mails.
+    const chat = Array.from(
+      { length: 30 },
+      (_, i) => `turn ${i}: the garden shed invoice, the shed roof, the garden fence and the invoice again`,
+    );
+    const threads = [
+      { id: 'day1', text: chat.join(' ') },
+      { id: 'mail1', text: 'Invoice for the garden shed attached.' },
+      { id: 'mail2', text: 'Lunch on Friday?' },
+    ];
+    const index = buildBm25Index(threads, { stem: true });
+    const oneScale = threadScores(index, 'garden shed invoice', { day1: '', mail1: '', mail2: '' }, 50);
+    expect(oneScale.get('day1')).toBe(1);
+    expect(oneScale.get('mail1')!).toBeLessThan(1);
+    const byKind = threadScores(index, 'garden shed invoice', { day1: 'turn', mail1: 'email', mail2: 'email' }, 50);
+    expect(byKind.get('day1')).toBe(1);
+    expect(byKind.get('mail1')).toBe(1);
+    expect(byKind.has('mail2')).toBe(false);
+    // At most `depth` threads of each kind are scored.
+    expect(threadScores(index, 'garden shed invoice friday', { day1: 'turn', mail1: 'email', mail2: 'email' }, 1).size).toBe(2);
+    // The configurable seed's session fusion reads the same helper, word for word (a design cannot import it).
+    expect(readFileSync(join(import.meta.dirname, '..', 'seeds/configurable.ts'), 'utf8')).toContain(THREAD_SCORES);
+  });
+
   it('proposes the fitted ranking with its weights written into the design', async () => {
     const ranked = { r1: lowRanked };
     const view = trainingView([qa('r1', 'Ana bakery shifts kneading dough', ['s1:3'])], ranked);
@@ -300,6 +326,26 @@ describe('mined and fitted moves', () => {
     expect(r.ok).toBe(true);
     if (r.ok) expect(r.source).toMatch(/const LTR_WEIGHTS = \[1, [\d.]+, [\d.]+/);
     expect(p!.rationale).toMatch(/fitted on 1 training questions/);
+  });
+
+  it('shares one threadScores helper between session fusion and the fitted ranking, whichever comes first', async () => {
+    const training = trainingView([qa('r1', 'Ana bakery shifts kneading dough', ['s1:3'])], { r1: lowRanked });
+    const fusion = CASE_MOVES.find((m) => m.name === 'session-fusion')!;
+    const ranking = CASE_MOVES.find((m) => m.name === 'learned-rank')!;
+    for (const order of [
+      [fusion, ranking],
+      [ranking, fusion],
+    ]) {
+      let source = seed;
+      for (const move of order) {
+        const names = declaredNames(source);
+        const built = move.build({ has: (n) => names.has(n), markers: (m) => source.includes(m), training });
+        const r = await applyAndCheck(source, built!.edits, (s) => compileDesign(s));
+        if (!r.ok) throw new Error(`${move.name}: ${JSON.stringify(r.stage === 'apply' ? r.errors : r.diagnostics).slice(0, 600)}`);
+        source = r.source;
+      }
+      expect(source.match(/^function threadScores\(/gm)).toHaveLength(1);
+    }
   });
 });
 

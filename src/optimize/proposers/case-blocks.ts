@@ -170,28 +170,33 @@ export const RANK_FEATURES = ['rank', 'session', 'coverage', 'speaker', 'date', 
 
 export const LEARNED_RANK = `function learnedRank(q: Question, hits: Hit[], memory: Memory, tools: Tools): Hit[] {
   // @block rank:learned — a linear ranking of features the design computes, with weights fitted on the training
-  // split by the host (LTR_WEIGHTS, in the order: incoming rank, session score, query coverage, speaker named,
-  // date cue met, best incoming rank of a thread neighbour).
+  // split by the host (LTR_WEIGHTS, in the order: incoming rank, session score as a share of the best thread of its
+  // kind, query coverage, speaker named, date cue met, best incoming rank of a thread neighbour).
   if (hits.length === 0) return hits;
-  const state = (memory.state ?? {}) as { ltrSessions?: Bm25Index; ltrThread?: Record<string, string> };
-  if (!state.ltrSessions || !state.ltrThread) {
+  const state = (memory.state ?? {}) as {
+    ltrSessions?: Bm25Index;
+    ltrThread?: Record<string, string>;
+    ltrKind?: Record<string, string>;
+  };
+  if (!state.ltrSessions || !state.ltrThread || !state.ltrKind) {
     const threadOf: Record<string, string> = {};
+    const threadKind: Record<string, string> = {};
     const texts = new Map<string, string[]>();
     for (const u of memory.units) {
       const thread = String(u.meta?.thread ?? u.id);
       threadOf[u.id] = thread;
+      threadKind[thread] = String(u.meta?.kind ?? '');
       const list = texts.get(thread);
       if (list) list.push(u.text);
       else texts.set(thread, [u.text]);
     }
     state.ltrSessions = tools.bm25.index([...texts].map(([id, parts]) => ({ id, text: parts.join(' ') })), { stem: STEM });
     state.ltrThread = threadOf;
+    state.ltrKind = threadKind;
     memory.state = state;
   }
   const threadOf = state.ltrThread;
-  const sessions = state.ltrSessions.search(q.text, 50);
-  const topSession = sessions[0]?.score || 1;
-  const sessionScore = new Map(sessions.map((s) => [s.unit, s.score / topSession]));
+  const sessionScore = threadScores(state.ltrSessions, q.text, state.ltrKind, 50);
   const qTerms = new Set(tools.text.terms(q.text));
   const words = new Set(tools.text.tokenize(q.text));
   let cues: string[] = [];

@@ -16,7 +16,7 @@ import {
   casePipeline,
   rankWeights,
 } from './case-blocks.ts';
-import { MUTATION_OPERATORS, type OperatorTarget } from './mutation-catalog.ts';
+import { MUTATION_OPERATORS, threadScoreEdits, type OperatorTarget } from './mutation-catalog.ts';
 import { createMutationProposer, declaredNames } from './offline-mutation.ts';
 import { PASSAGE_REQUIRES, passageEdits } from './passage-blocks.ts';
 import { RANK_DEPTH, fitRanking, rankingExamples } from './rank-fitting.ts';
@@ -143,6 +143,7 @@ export const CASE_MOVES: readonly CaseMove[] = [
         edits: [
           ...casePipeline(input.has),
           { op: 'add-helper', code: rankWeights(fit.weights, RANK_DEPTH) },
+          ...threadScoreEdits(input.has),
           { op: 'replace-function', name: 'learnedRank', code: LEARNED_RANK },
         ],
         detail:

@@ -76,17 +76,51 @@ function retrievePipeline(has: (name: string) => boolean): EditOp[] {
   ];
 }
 
+/**
+ * The design-side helper both thread-score blocks call (session fusion and the learned ranking): each thread's BM25
+ * score as a share of the best thread of its own kind (chat session, e-mail thread, document), for the first `depth`
+ * threads of each kind. Against one global best, a day of chat (thousands of words) out-scores a short e-mail on
+ * length alone, and the e-mail questions are lost. Units without a `kind` in their meta form one group.
+ */
+export const THREAD_SCORES = `/** Each thread's BM25 score as a share of the best thread of its kind, the first depth of each kind. */
+function threadScores(index: Bm25Index, query: string, kindOf: Record<string, string>, depth: number): Map<string, number> {
+  // Threads of a kind are compared with each other: a day of chat out-scores a short e-mail on its length alone.
+  const best = new Map<string, number>();
+  const taken = new Map<string, number>();
+  const out = new Map<string, number>();
+  for (const s of index.search(query, Object.keys(kindOf).length)) {
+    const kind = kindOf[s.unit] ?? '';
+    const n = taken.get(kind) ?? 0;
+    if (n >= depth) continue;
+    taken.set(kind, n + 1);
+    if (n === 0) best.set(kind, s.score || 1);
+    out.set(s.unit, s.score / (best.get(kind) ?? 1));
+  }
+  return out;
+}`;
+
+/** The edit that adds {@link THREAD_SCORES}, unless the design has it already (another block brought it). */
+export function threadScoreEdits(has: (name: string) => boolean): EditOp[] {
+  return has('threadScores') ? [] : [{ op: 'add-helper', code: THREAD_SCORES }];
+}
+
 const SESSION_FUSION = `function rescoreHits(q: Question, hits: Hit[], memory: Memory, tools: Tools): Hit[] {
   // @block rescore:session-fusion — a turn in a session that matches the question as a whole is more likely
   // to be the evidence than an equally scored turn in an unrelated session.
   if (hits.length === 0) return hits;
-  const state = (memory.state ?? {}) as { sessionIndex?: Bm25Index; threadOf?: Record<string, string> };
-  if (!state.sessionIndex || !state.threadOf) {
+  const state = (memory.state ?? {}) as {
+    sessionIndex?: Bm25Index;
+    threadOf?: Record<string, string>;
+    threadKind?: Record<string, string>;
+  };
+  if (!state.sessionIndex || !state.threadOf || !state.threadKind) {
     const threadOf: Record<string, string> = {};
+    const threadKind: Record<string, string> = {};
     const texts = new Map<string, string[]>();
     for (const u of memory.units) {
       const thread = String(u.meta?.thread ?? u.id);
       threadOf[u.id] = thread;
+      threadKind[thread] = String(u.meta?.kind ?? '');
       const list = texts.get(thread);
       if (list) list.push(u.text);
       else texts.set(thread, [u.text]);
@@ -94,11 +128,10 @@ const SESSION_FUSION = `function rescoreHits(q: Question, hits: Hit[], memory: M
     const docs = [...texts].map(([id, parts]) => ({ id, text: parts.join(' ') }));
     state.sessionIndex = tools.bm25.index(docs, { stem: STEM });
     state.threadOf = threadOf;
+    state.threadKind = threadKind;
     memory.state = state;
   }
-  const sessions = state.sessionIndex.search(q.text, SESSION_CANDIDATES);
-  const topSession = sessions[0]?.score || 1;
-  const sessionScore = new Map(sessions.map((s) => [s.unit, s.score / topSession]));
+  const sessionScore = threadScores(state.sessionIndex, q.text, state.threadKind!, SESSION_CANDIDATES);
   const topTurn = hits[0]?.score || 1;
   return hits
     .map((h) => ({ unit: h.unit, score: h.score / topTurn + SESSION_WEIGHT * (sessionScore.get(state.threadOf![h.unit] ?? '') ?? 0) }))
@@ -335,6 +368,7 @@ export const MUTATION_OPERATORS: readonly MutationOperator[] = [
           "/** Weight of the session score fused into each unit's score. */\nconst SESSION_WEIGHT = 0.6;\n" +
           '/** Sessions scored per question. */\nconst SESSION_CANDIDATES = 30;',
       },
+      ...threadScoreEdits(has),
       { op: 'replace-function', name: 'rescoreHits', code: SESSION_FUSION },
     ],
   },

@@ -27,7 +27,7 @@ const PASSAGES_OF = `/**
 function passagesOf(r: SourceRecord): MemoryUnit[] {
   const when = stamp(r.time);
   const head = \`\${when ? \`[\${when}] \` : ''}\${r.speaker ? \`\${r.speaker}: \` : ''}\${r.title ? \`(\${r.title}) \` : ''}\`;
-  const meta: Record<string, string> = { record: r.id };
+  const meta: Record<string, string> = { record: r.id, kind: r.kind };
   if (r.thread) meta.thread = r.thread;
   if (r.speaker) meta.speaker = r.speaker;
   const pieces: string[] = [];

@@ -1,15 +1,17 @@
 import type { SourceRecord } from '../../../sandbox/contract.ts';
+import { transformSync } from 'esbuild';
 import { buildBm25Index } from '../../isolate/host-tools/bm25-index.ts';
 import { MONTH_NAMES } from '../../text/date-parse.ts';
 import { terms, tokenize } from '../../text/text.ts';
 import { RANK_FEATURES } from './case-blocks.ts';
 import { timeCues } from './case-analysis.ts';
+import { THREAD_SCORES } from './mutation-catalog.ts';
 import type { TrainingView } from './types.ts';
 
 /**
  * Fits the weights of the design's learned ranking (`learnedRank` in case-blocks.ts) on the training split, on the
  * host. For each training question the candidates are the parent's own ranking (its training evaluation), and each
- * gets the features the design computes — its incoming rank, its session's BM25 score, query coverage, a named
+ * gets the features the design computes — its incoming rank, its session's BM25 score (against its kind's best), query coverage, a named
  * speaker, a met date cue, the best rank of a thread neighbour — computed here the way the design computes them. The
  * weights maximise the mean of R@10 and recall within the budget depth of the gold evidence by coordinate ascent from the parent's order
  * (rank weight 1, the rest 0), so they only move when the training split says so. Validation then judges the result.
@@ -40,6 +42,21 @@ function unitText(r: SourceRecord): string {
   return `${when ? `[${when}] ` : ''}${r.speaker ? `${r.speaker}: ` : ''}${r.title ? `(${r.title}) ` : ''}${r.text}`;
 }
 
+/** `threadScores` as the design declares it: thread id → BM25 score as a share of the best thread of its kind. */
+export type ThreadScores = (
+  index: { search(query: string, k: number): ReadonlyArray<{ unit: string; score: number }> },
+  query: string,
+  kindOf: Readonly<Record<string, string>>,
+  depth: number,
+) => Map<string, number>;
+
+/**
+ * The design's own `threadScores` (THREAD_SCORES in mutation-catalog.ts), compiled once for the host: the weights are
+ * fitted on the very feature the design computes, not on a hand-kept copy that could drift from it. It is our own
+ * block, not a candidate's code, so it needs no sandbox.
+ */
+export const threadScores: ThreadScores = new Function(`${transformSync(THREAD_SCORES, { loader: 'ts' }).code}\nreturn threadScores;`)();
+
 /** Builds the examples of the training split from the parent's rankings. */
 export function rankingExamples(training: TrainingView): RankingExample[] {
   const perHistory = new Map<
@@ -49,6 +66,7 @@ export function rankingExamples(training: TrainingView): RankingExample[] {
       byId: Map<string, SourceRecord>;
       position: Map<string, number>;
       sessions: ReturnType<typeof buildBm25Index>;
+      threadKind: Record<string, string>;
     }
   >();
   const historyOf = (h: string) => {
@@ -56,8 +74,10 @@ export function rankingExamples(training: TrainingView): RankingExample[] {
     if (!v) {
       const records = training.records(h);
       const texts = new Map<string, string[]>();
+      const threadKind: Record<string, string> = {};
       for (const r of records) {
         const t = r.thread ?? r.id;
+        threadKind[t] = r.kind;
         const list = texts.get(t);
         if (list) list.push(unitText(r));
         else texts.set(t, [unitText(r)]);
@@ -70,6 +90,7 @@ export function rankingExamples(training: TrainingView): RankingExample[] {
           [...texts].map(([id, parts]) => ({ id, text: parts.join(' ') })),
           { stem: true },
         ),
+        threadKind,
       };
       perHistory.set(h, v);
     }
@@ -82,9 +103,7 @@ export function rankingExamples(training: TrainingView): RankingExample[] {
     if (!ranked || ranked.length === 0 || goldSet.size === 0) continue;
     const h = historyOf(item.history);
     const records = h.records;
-    const sessions = h.sessions.search(item.question, 50);
-    const top = sessions[0]?.score || 1;
-    const sessionScore = new Map(sessions.map((s) => [s.unit, s.score / top]));
+    const sessionScore = threadScores(h.sessions, item.question, h.threadKind, 50);
     const qTerms = new Set(terms(item.question));
     const words = new Set(tokenize(item.question));
     const cues = timeCues(item.question, item.date);

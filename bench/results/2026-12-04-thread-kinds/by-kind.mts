@@ -1,0 +1,45 @@
+// Official R@10 of eval traces per kind of record the evidence is in (an item citing two kinds counts half to each),
+// on RHELM's development personas (--dev) or the held-out ones (default).
+// Usage, from the repository root: npx tsx bench/results/2026-12-04-thread-kinds/by-kind.mts [--dev] traces.jsonl...
+import { readFileSync } from 'node:fs';
+import { loadHistories } from '../../../src/history/index.ts';
+
+const args = process.argv.slice(2);
+const wantDev = args.includes('--dev');
+const dev = new Set(['Jonas_Richter', 'Justice_Arvind_Prakash_Mehra']);
+const kindOf = new Map<string, Map<string, number>>();
+for (const h of await loadHistories('rhelm:../shared/data/rhelm')) {
+  const byId = new Map(h.records.map((r) => [r.id, r]));
+  for (const q of h.qa) {
+    const m = new Map<string, number>();
+    const ev = q.evidence ?? [];
+    for (const e of ev) {
+      const k = byId.get(e.record)?.kind ?? '?';
+      m.set(k, (m.get(k) ?? 0) + 1 / ev.length);
+    }
+    kindOf.set(`${h.id}/${q.id}`, m);
+  }
+}
+for (const file of args.filter((a) => a !== '--dev')) {
+  const s = new Map<string, [number, number]>();
+  let total = 0;
+  let n = 0;
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (!line) continue;
+    const t = JSON.parse(line);
+    if (dev.has(t.history) !== wantDev) continue;
+    const kinds = kindOf.get(`${t.history}/${t.question}`);
+    const v = t.scores?.recallAt?.['10'];
+    if (!kinds || kinds.size === 0 || typeof v !== 'number') continue;
+    total += v;
+    n++;
+    for (const [k, w] of kinds) {
+      const a = s.get(k) ?? [0, 0];
+      a[0] += w * v;
+      a[1] += w;
+      s.set(k, a);
+    }
+  }
+  const kinds = [...s].map(([k, [a, c]]) => `${k} ${((100 * a) / c).toFixed(1)}`).join(' | ');
+  console.log(`${file}: R@10 ${((100 * total) / n).toFixed(1)} over ${n} questions | ${kinds}`);
+}

@@ -1,0 +1,34 @@
+#!/bin/bash
+# Session scores read per kind of thread. Run from the repository root:
+#   bash bench/results/2026-12-04-thread-kinds/reproduce.sh   (about 50 minutes)
+# 1. The diagnosis, on RHELM's development personas only (diagnosis-dev.txt): the previous best code design
+#    (before-best-code.ts, rebuilt from ../2026-12-04-evidence-kinds/compare-rhelm-ranking.json's diff over the seed at
+#    37140ee) with its session features switched off one by one, and with thread scores read per kind
+#    (before-best-code-kind-normalised.ts: the kind from the thread's name, for this check only).
+# 2. Code vs config under the ranking objective on RHELM (seed-1 set) and LoCoMo, and the quick start's fidelity.
+set -euo pipefail
+T=$(mktemp -d)
+D=bench/results/2026-12-04-thread-kinds
+B=$D/before-best-code.ts
+sed 's/^const LTR_WEIGHTS = \[1, 1,/const LTR_WEIGHTS = [1, 0,/' $B > "$T/no-ltr-session.ts"
+sed 's/^const SESSION_WEIGHT = 0.6;/const SESSION_WEIGHT = 0;/' $B > "$T/no-fusion.ts"
+sed 's/^const SESSION_WEIGHT = 0.6;/const SESSION_WEIGHT = 0;/' "$T/no-ltr-session.ts" > "$T/no-session.ts"
+for v in "$B" "$T/no-fusion.ts" "$T/no-ltr-session.ts" "$T/no-session.ts" $D/before-best-code-kind-normalised.ts; do
+  n=$(basename "$v" .ts)
+  npx memsteer eval --history rhelm:../shared/data/rhelm --design "$v" --traces "$T/t-$n.jsonl" --json > /dev/null
+  npx tsx $D/by-kind.mts --dev "$T/t-$n.jsonl"
+done
+npx memsteer generate --history rhelm:../shared/data/rhelm --out "$T/R1.jsonl" --offline --report --seed 1  # ~4 min
+# ~30 min
+npx memsteer compare --history rhelm:../shared/data/rhelm --supervision "$T/R1.jsonl" --iterations 20 --offline \
+  --exclude-dev --rng-seed 1 --objective ranking --out "$T/cmp-rank" | tee "$D/compare-rhelm-ranking.txt"
+cp "$T/cmp-rank/compare.json" "$D/compare-rhelm-ranking.json"
+npx memsteer eval --history rhelm:../shared/data/rhelm --design "$T"/cmp-rank/code/programs/"$(python3 -c "import json;print(json.load(open('$D/compare-rhelm-ranking.json'))['arms'][0]['best']['id'])")".ts \
+  --traces "$T/t-code.jsonl" --json > /dev/null
+npx tsx $D/by-kind.mts "$T/t-code.jsonl"
+npx memsteer generate --history locomo:../shared/data/locomo/locomo10.json --out "$T/L.jsonl" --offline --report
+# ~8 min
+npx memsteer compare --history locomo:../shared/data/locomo/locomo10.json --supervision "$T/L.jsonl" --iterations 20 \
+  --test-categories 1,2,3,4 --offline --exclude-dev --rng-seed 1 --objective ranking --out "$T/loc-rank" | tee "$D/compare-locomo-ranking.txt"
+cp "$T/loc-rank/compare.json" "$D/compare-locomo-ranking.json"
+npm start | tee "$D/start.txt"
