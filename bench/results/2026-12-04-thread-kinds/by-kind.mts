@@ -1,6 +1,7 @@
-// Official R@10 of eval traces per kind of record the evidence is in (an item citing two kinds counts half to each),
-// on RHELM's development personas (--dev) or the held-out ones (default).
-// Usage, from the repository root: npx tsx bench/results/2026-12-04-thread-kinds/by-kind.mts [--dev] traces.jsonl...
+// Official R@10 per kind of record the evidence is in (an item citing two kinds counts half to each), on RHELM's
+// development personas (--dev) or the held-out ones (default), from `memsteer eval` traces or, per arm, from a
+// `memsteer compare` report's perQuestion scores.
+// Usage, from the repository root: npx tsx bench/results/2026-12-04-thread-kinds/by-kind.mts [--dev] file...
 import { readFileSync } from 'node:fs';
 import { loadHistories } from '../../../src/history/index.ts';
 
@@ -20,16 +21,31 @@ for (const h of await loadHistories('rhelm:../shared/data/rhelm')) {
     kindOf.set(`${h.id}/${q.id}`, m);
   }
 }
-for (const file of args.filter((a) => a !== '--dev')) {
+/** (history, question, R@10) rows of one traces file, or of each arm of a compare report. */
+function sources(file: string): Array<[string, Array<[string, string, number]>]> {
+  const text = readFileSync(file, 'utf8');
+  if (file.endsWith('.json')) {
+    const per = JSON.parse(text).perQuestion as Record<string, Record<string, number>>;
+    return Object.entries(per).map(([arm, scores]) => [
+      `${file} ${arm}`,
+      Object.entries(scores).map(([id, v]) => [id.slice(0, id.indexOf('/')), id.slice(id.indexOf('/') + 1), v]),
+    ]);
+  }
+  const rows = text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line))
+    .map((t): [string, string, number] => [t.history, t.question, t.scores?.recallAt?.['10']]);
+  return [[file, rows]];
+}
+
+for (const [name, rows] of args.filter((a) => a !== '--dev').flatMap(sources)) {
   const s = new Map<string, [number, number]>();
   let total = 0;
   let n = 0;
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
-    if (!line) continue;
-    const t = JSON.parse(line);
-    if (dev.has(t.history) !== wantDev) continue;
-    const kinds = kindOf.get(`${t.history}/${t.question}`);
-    const v = t.scores?.recallAt?.['10'];
+  for (const [history, question, v] of rows) {
+    if (dev.has(history) !== wantDev) continue;
+    const kinds = kindOf.get(`${history}/${question}`);
     if (!kinds || kinds.size === 0 || typeof v !== 'number') continue;
     total += v;
     n++;
@@ -41,5 +57,5 @@ for (const file of args.filter((a) => a !== '--dev')) {
     }
   }
   const kinds = [...s].map(([k, [a, c]]) => `${k} ${((100 * a) / c).toFixed(1)}`).join(' | ');
-  console.log(`${file}: R@10 ${((100 * total) / n).toFixed(1)} over ${n} questions | ${kinds}`);
+  console.log(`${name}: R@10 ${((100 * total) / n).toFixed(1)} over ${n} questions | ${kinds}`);
 }

@@ -23,12 +23,12 @@ npx memsteer generate --history rhelm:../shared/data/rhelm --out "$T/R1.jsonl" -
 npx memsteer compare --history rhelm:../shared/data/rhelm --supervision "$T/R1.jsonl" --iterations 20 --offline \
   --exclude-dev --rng-seed 1 --objective ranking --out "$T/cmp-rank" | tee "$D/compare-rhelm-ranking.txt"
 cp "$T/cmp-rank/compare.json" "$D/compare-rhelm-ranking.json"
-npx memsteer eval --history rhelm:../shared/data/rhelm --design "$T"/cmp-rank/code/programs/"$(python3 -c "import json;print(json.load(open('$D/compare-rhelm-ranking.json'))['arms'][0]['best']['id'])")".ts \
-  --traces "$T/t-code.jsonl" --json > /dev/null
-npx tsx $D/by-kind.mts "$T/t-code.jsonl"
+npx tsx $D/by-kind.mts "$D/compare-rhelm-ranking.json" bench/results/2026-12-04-evidence-kinds/compare-rhelm-ranking.json
 npx memsteer generate --history locomo:../shared/data/locomo/locomo10.json --out "$T/L.jsonl" --offline --report
 # ~8 min
 npx memsteer compare --history locomo:../shared/data/locomo/locomo10.json --supervision "$T/L.jsonl" --iterations 20 \
   --test-categories 1,2,3,4 --offline --exclude-dev --rng-seed 1 --objective ranking --out "$T/loc-rank" | tee "$D/compare-locomo-ranking.txt"
 cp "$T/loc-rank/compare.json" "$D/compare-locomo-ranking.json"
 npm start | tee "$D/start.txt"
+R=$(ls -td archive/start-* | head -1)
+npx memsteer report "$R" --fidelity --json > "$D/fidelity-start.json"  # ~1 min
