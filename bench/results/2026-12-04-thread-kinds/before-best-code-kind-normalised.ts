@@ -66,7 +66,9 @@ const PACKING = 'skip' as Packing;
 // ───────────────────────────── fixed parts ─────────────────────────────
 
 
-function kindOfThreadX(t: string): string { return /email/i.test(t) ? 'email' : /\.(md|html?|txt|pdf|docx?)$/i.test(t) ? 'document' : 'turn'; }
+function kindOfThreadX(t: string): string {
+  return /email/i.test(t) ? 'email' : /\.(md|html?|txt|pdf|docx?)$/i.test(t) ? 'document' : 'turn';
+}
 function perKindScores(sessions: { unit: string; score: number }[], depth: number): Map<string, number> {
   const top = new Map<string, number>();
   const seen = new Map<string, number>();
