@@ -107,6 +107,8 @@ interface State {
   sessionOf?: Record<string, string>;
   /** Session id → its record unit ids, in order. */
   members?: Record<string, string[]>;
+  /** Session id → the kind of record it holds (chat turn, e-mail, document). */
+  sessionKind?: Record<string, string>;
   /** Unit-length vectors aligned with memory.units. */
   vectors?: number[][];
   /** Document frequency of each term over the units (query expansion). */
@@ -147,10 +149,10 @@ function indexOf(memory: Memory, tools: Tools): Bm25Index {
 function sessionsOf(
   memory: Memory,
   tools: Tools,
-): { index: Bm25Index; sessionOf: Record<string, string>; members: Record<string, string[]> } {
+): { index: Bm25Index; sessionOf: Record<string, string>; members: Record<string, string[]>; sessionKind: Record<string, string> } {
   const state = stateOf(memory);
-  if (state.sessionIndex && typeof state.sessionIndex.search === 'function' && state.sessionOf && state.members) {
-    return { index: state.sessionIndex, sessionOf: state.sessionOf, members: state.members };
+  if (state.sessionIndex && typeof state.sessionIndex.search === 'function' && state.sessionOf && state.members && state.sessionKind) {
+    return { index: state.sessionIndex, sessionOf: state.sessionOf, members: state.members, sessionKind: state.sessionKind };
   }
   const byThread = new Map<string, MemoryUnit[]>();
   for (const u of memory.units) {
@@ -161,12 +163,14 @@ function sessionsOf(
   }
   const sessionOf: Record<string, string> = {};
   const members: Record<string, string[]> = {};
+  const sessionKind: Record<string, string> = {};
   const docs: Array<{ id: string; text: string }> = [];
   for (const [thread, list] of byThread) {
     for (let c = 0; c * SESSION_SIZE < list.length; c++) {
       const chunk = list.slice(c * SESSION_SIZE, (c + 1) * SESSION_SIZE);
       const id = `${thread}#${c}`;
       members[id] = chunk.map((u) => u.id);
+      sessionKind[id] = String(chunk[0]?.meta?.kind ?? '');
       for (const u of chunk) sessionOf[u.id] = id;
       docs.push({ id, text: chunk.map((u) => (INDEX_DATES ? u.text : undated(u.text))).join(' ') });
     }
@@ -175,7 +179,8 @@ function sessionsOf(
   state.sessionIndex = index;
   state.sessionOf = sessionOf;
   state.members = members;
-  return { index, sessionOf, members };
+  state.sessionKind = sessionKind;
+  return { index, sessionOf, members, sessionKind };
 }
 
 async function vectorsOf(memory: Memory, tools: Tools): Promise<number[][]> {
@@ -290,10 +295,7 @@ function threadScores(index: Bm25Index, query: string, kindOf: Record<string, st
 }
 
 function fuseSessions(query: string, hits: readonly Hit[], memory: Memory, tools: Tools): Hit[] {
-  const { index, sessionOf, members } = sessionsOf(memory, tools);
-  const kindOfUnit = new Map(memory.units.map((u) => [u.id, String(u.meta?.kind ?? '')]));
-  const sessionKind: Record<string, string> = {};
-  for (const [id, list] of Object.entries(members)) sessionKind[id] = kindOfUnit.get(list[0] ?? '') ?? '';
+  const { index, sessionOf, sessionKind } = sessionsOf(memory, tools);
   const sessionScore = threadScores(index, query, sessionKind, 100);
   const top = hits[0]?.score || 1;
   return hits

@@ -1,19 +1,24 @@
 #!/bin/bash
 # Session scores read per kind of thread. Run from the repository root:
 #   bash bench/results/2026-12-04-thread-kinds/reproduce.sh   (about 50 minutes)
-# 1. The diagnosis, on RHELM's development personas only (diagnosis-dev.txt): the previous best code design
-#    (before-best-code.ts, rebuilt from ../2026-12-04-evidence-kinds/compare-rhelm-ranking.json's diff over the seed at
-#    37140ee) with its session features switched off one by one, and with thread scores read per kind
-#    (before-best-code-kind-normalised.ts: the kind from the thread's name, for this check only).
+# 1. The diagnosis, on RHELM's development personas only (diagnosis-dev.txt): the previous best code design (rebuilt
+#    below from ../2026-12-04-evidence-kinds/compare-rhelm-ranking.json's diff over the seed at 37140ee) with its session
+#    features switched off one by one, and with thread scores read per kind (kind-normalised.patch: the kind from the
+#    thread's name, for this check only).
 # 2. Code vs config under the ranking objective on RHELM (seed-1 set) and LoCoMo, and the quick start's fidelity.
 set -euo pipefail
 T=$(mktemp -d)
 D=bench/results/2026-12-04-thread-kinds
-B=$D/before-best-code.ts
+B=$T/before-best-code.ts
+git show 37140ee:seeds/configurable.ts > "$B"
+python3 -c "import json,sys; sys.stdout.write(json.load(open('bench/results/2026-12-04-evidence-kinds/compare-rhelm-ranking.json'))['arms'][0]['diff'])" \
+  | patch -s "$B"
+cp "$B" "$T/before-best-code-kind-normalised.ts"
+patch -s "$T/before-best-code-kind-normalised.ts" < $D/kind-normalised.patch
 sed 's/^const LTR_WEIGHTS = \[1, 1,/const LTR_WEIGHTS = [1, 0,/' $B > "$T/no-ltr-session.ts"
 sed 's/^const SESSION_WEIGHT = 0.6;/const SESSION_WEIGHT = 0;/' $B > "$T/no-fusion.ts"
 sed 's/^const SESSION_WEIGHT = 0.6;/const SESSION_WEIGHT = 0;/' "$T/no-ltr-session.ts" > "$T/no-session.ts"
-for v in "$B" "$T/no-fusion.ts" "$T/no-ltr-session.ts" "$T/no-session.ts" $D/before-best-code-kind-normalised.ts; do
+for v in "$B" "$T/no-fusion.ts" "$T/no-ltr-session.ts" "$T/no-session.ts" "$T/before-best-code-kind-normalised.ts"; do
   n=$(basename "$v" .ts)
   npx memsteer eval --history rhelm:../shared/data/rhelm --design "$v" --traces "$T/t-$n.jsonl" --json > /dev/null
   npx tsx $D/by-kind.mts --dev "$T/t-$n.jsonl"

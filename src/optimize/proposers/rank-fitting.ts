@@ -55,7 +55,12 @@ export type ThreadScores = (
  * fitted on the very feature the design computes, not on a hand-kept copy that could drift from it. It is our own
  * block, not a candidate's code, so it needs no sandbox.
  */
-export const threadScores: ThreadScores = new Function(`${transformSync(THREAD_SCORES, { loader: 'ts' }).code}\nreturn threadScores;`)();
+let compiledThreadScores: ThreadScores | undefined;
+export const threadScores: ThreadScores = (...args) => {
+  // Compiled on first use, not at import: every command loads this module, few fit a ranking.
+  compiledThreadScores ??= new Function(`${transformSync(THREAD_SCORES, { loader: 'ts' }).code}\nreturn threadScores;`)() as ThreadScores;
+  return compiledThreadScores(...args);
+};
 
 /** Builds the examples of the training split from the parent's rankings. */
 export function rankingExamples(training: TrainingView): RankingExample[] {
