@@ -101,6 +101,19 @@ export const SetStatsSchema = z.object({
    * from 71% to 50% recall while generated validation rose).
    */
   evidenceKinds: z.record(z.string(), Share),
+  /**
+   * Items with evidence in "User: … / Assistant: …" chat turns whose answer's content words appear in one half of
+   * those turns: the denominator of `replyAnswerShare` (absent in reports written before it).
+   */
+  replyAnswerItems: Count.optional(),
+  /**
+   * Share of those items whose answer words appear only in the assistant's halves, none in the user's: how often a
+   * set asks what the assistant said rather than what the user did. Measured from the answer's words, so that
+   * official questions, which carry no evidence spans, are measured the same way (RHELM's held-out personas: 8% of
+   * their own questions, 31% of `rule-based@21`'s; bench/results/2026-12-04-reply-share, which also records capping
+   * such items in the generator, tried and not kept).
+   */
+  replyAnswerShare: Share.nullable().optional(),
 });
 export type SetStats = z.infer<typeof SetStatsSchema>;
 
@@ -197,6 +210,8 @@ export function setStats(
   let covered = 0;
   let coverageTotal = 0;
   let dated = 0;
+  let inReply = 0;
+  let inTurns = 0;
   for (const it of items) {
     forms[questionForm(it.question)]++;
     if (namesDate(it.question)) dated++;
@@ -216,6 +231,9 @@ export function setStats(
       covered++;
       coverageTotal += c.shared / c.words;
     }
+    const side = answerSide(it.answer, texts);
+    if (side) inTurns++;
+    if (side === 'reply') inReply++;
   }
   const n = items.length;
   return {
@@ -229,7 +247,27 @@ export function setStats(
     meanContentWords: n ? words / n : 0,
     datedShare: n ? dated / n : 0,
     evidenceKinds: shares(kinds),
+    replyAnswerItems: inTurns,
+    replyAnswerShare: inTurns ? inReply / inTurns : null,
   };
+}
+
+/**
+ * Which half of the evidence's "User: … / Assistant: …" turns holds the answer's content words: the user's when any
+ * user half has one, else the reply's when any reply has one (undefined: no such turn, or the words are in neither).
+ */
+function answerSide(answer: string, texts: readonly string[]): 'user' | 'reply' | undefined {
+  const words = contentStems(answer);
+  if (words.size === 0) return undefined;
+  let reply = false;
+  for (const t of texts) {
+    const at = t.startsWith('User: ') ? t.indexOf('\nAssistant: ') : -1;
+    if (at < 0) continue;
+    const has = (half: string) => [...contentStems(half)].some((w) => words.has(w));
+    if (has(t.slice(0, at))) return 'user';
+    if (has(t.slice(at))) reply = true;
+  }
+  return reply ? 'reply' : undefined;
 }
 
 /** Counts as shares of their total (empty when there is nothing to count). */
@@ -348,6 +386,8 @@ function pooledByHistory(inputs: readonly CalibrationInput[], pick: (h: Calibrat
     meanContentWords: items ? parts.reduce((a, p) => a + p.s.meanContentWords * p.n, 0) / items : 0,
     datedShare: items ? parts.reduce((a, p) => a + p.s.datedShare * p.n, 0) / items : 0,
     evidenceKinds: pooledMix(parts.map((p) => ({ mix: p.s.evidenceKinds, n: p.n }))),
+    replyAnswerItems: parts.reduce((a, p) => a + (p.s.replyAnswerItems ?? 0), 0),
+    replyAnswerShare: pooledShare(parts.map((p) => ({ share: p.s.replyAnswerShare ?? null, n: p.s.replyAnswerItems ?? 0 }))),
   };
 }
 

@@ -20,7 +20,7 @@ function partRows(name: string, p: CalibrationPart): string[][] {
     Object.entries(s.evidenceKinds)
       .sort(([, a], [, b]) => b - a)
       .map(([k, v]) => `${k} ${Math.round(v * 100)}`)
-      .join(' ') || '—';
+      .join(' ') + (s.replyAnswerShare == null ? '' : ` · reply ${pct(s.replyAnswerShare)}`) || '—';
   return [
     [
       name,
