@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { calibrationTable } from '../src/cli/commands/generate-report.ts';
 import { calibrate, setStats } from '../src/supervision/calibration.ts';
 import { turn, userTurn } from './helpers/turn.ts';
 
@@ -48,5 +49,9 @@ describe('how often a set asks what the assistant said', () => {
     expect(report.heldout!.generated.replyAnswerItems).toBe(3);
     expect(report.heldout!.generated.replyAnswerShare).toBeCloseTo(2 / 3);
     expect(report.heldout!.official!.replyAnswerShare).toBe(0);
+    // The table shows it beside the evidence kinds (none here: the inputs give no record kinds).
+    const table = calibrationTable(report);
+    expect(table).toMatch(/│ reply 66\.7%\s*│/);
+    expect(table).toMatch(/│ reply 0\.0%\s*│/);
   });
 });

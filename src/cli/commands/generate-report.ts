@@ -17,10 +17,15 @@ function partRows(name: string, p: CalibrationPart): string[][] {
   const words = (s: typeof g) => `${s.meanContentWords.toFixed(1)} · ${pct(s.evidenceCoverage)} · ${pct(s.datedShare)}`;
   const ev = (s: typeof g) => `${s.meanEvidence.toFixed(2)} (${['1', '2', '3', '4+'].map((b) => s.evidenceCounts[b as '1']).join('/')})`;
   const kinds = (s: typeof g) =>
-    Object.entries(s.evidenceKinds)
-      .sort(([, a], [, b]) => b - a)
-      .map(([k, v]) => `${k} ${Math.round(v * 100)}`)
-      .join(' ') + (s.replyAnswerShare == null ? '' : ` · reply ${pct(s.replyAnswerShare)}`) || '—';
+    [
+      Object.entries(s.evidenceKinds)
+        .sort(([, a], [, b]) => b - a)
+        .map(([k, v]) => `${k} ${Math.round(v * 100)}`)
+        .join(' '),
+      s.replyAnswerShare == null ? '' : `reply ${pct(s.replyAnswerShare)}`,
+    ]
+      .filter((part) => part !== '')
+      .join(' · ') || '—';
   return [
     [
       name,
