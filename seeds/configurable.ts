@@ -276,7 +276,6 @@ function fuse(lexical: readonly Hit[], dense: readonly Hit[]): Hit[] {
   return [...fused].map(([unit, score]) => ({ unit, score })).sort(byScore);
 }
 
-/** A record in a session that matches the question as a whole is more likely the evidence than an equal one elsewhere. */
 /** Each thread's BM25 score as a share of the best thread of its kind, the first depth of each kind. */
 function threadScores(index: Bm25Index, query: string, kindOf: Record<string, string>, depth: number): Map<string, number> {
   // Threads of a kind are compared with each other: a day of chat out-scores a short e-mail on its length alone.
@@ -294,6 +293,7 @@ function threadScores(index: Bm25Index, query: string, kindOf: Record<string, st
   return out;
 }
 
+/** A record in a session that matches the question as a whole is more likely the evidence than an equal one elsewhere. */
 function fuseSessions(query: string, hits: readonly Hit[], memory: Memory, tools: Tools): Hit[] {
   const { index, sessionOf, sessionKind } = sessionsOf(memory, tools);
   const sessionScore = threadScores(index, query, sessionKind, 100);

@@ -263,9 +263,8 @@ function answerSide(answer: string, texts: readonly string[]): 'user' | 'reply' 
   for (const t of texts) {
     const at = t.startsWith('User: ') ? t.indexOf('\nAssistant: ') : -1;
     if (at < 0) continue;
-    const has = (half: string) => [...contentStems(half)].some((w) => words.has(w));
-    if (has(t.slice(0, at))) return 'user';
-    if (has(t.slice(at))) reply = true;
+    if (contentCoverage(words, t.slice(0, at)).shared > 0) return 'user';
+    if (contentCoverage(words, t.slice(at)).shared > 0) reply = true;
   }
   return reply ? 'reply' : undefined;
 }
