@@ -159,6 +159,16 @@ const positionIn = (list: SourceRecord[]) => (_h: string, id: string) => {
   return i < 0 ? undefined : { index: i, thread: list[i]!.thread!, words: list[i]!.text.split(/\s+/).length };
 };
 
+/** Three failures whose missing evidence is the long turn, and a training view over the history that holds it. */
+function longEvidence(): { cases: FailureCase[]; training: TrainingView } {
+  const cases = ['kettle', 'fuse', 'repair'].map((w, i) => {
+    const c = failure(`k${i}`, `What about the ${w}?`, ['s1:3'], ['s2:3', 's2:1']);
+    c.evidence[0] = { ...c.evidence[0]!, record: 's4:1', excerpt: longTurn.text.slice(0, 300) };
+    return c;
+  });
+  return { cases, training: { items: [], records: (h) => (h === 'h' ? withLong : []), ranked: () => undefined } };
+}
+
 describe('long evidence', () => {
   it('reads missing evidence that is a long record as a long-unit case, a short one not', () => {
     const long = failure('l1', 'How did I repair the kettle?', ['s1:3'], ['s2:3']);
@@ -168,12 +178,7 @@ describe('long evidence', () => {
   });
 
   it('proposes passage units for long evidence, and they store the long record as verified passages, one per record ranked', async () => {
-    const cases = ['kettle', 'fuse', 'repair'].map((w, i) => {
-      const c = failure(`k${i}`, `What about the ${w}?`, ['s1:3'], ['s2:3', 's2:1']);
-      c.evidence[0] = { ...c.evidence[0]!, record: 's4:1', excerpt: longTurn.text.slice(0, 300) };
-      return c;
-    });
-    const training: TrainingView = { items: [], records: (h) => (h === 'h' ? withLong : []), ranked: () => undefined };
+    const { cases, training } = longEvidence();
     const p = await createCaseDrivenProposer().propose(context(cases, training));
     expect(p!.operator).toBe('passage-units');
     const r = await applyAndCheck(seed, p!.edits, (s) => compileDesign(s));
@@ -204,6 +209,50 @@ describe('long evidence', () => {
     } finally {
       sb.dispose();
     }
+  });
+
+  it('follows passages with record fusion, which lifts a record matching the question across its passages', async () => {
+    const { cases, training } = longEvidence();
+    const proposer = createCaseDrivenProposer();
+    const passages = applyEdits(seed, (await proposer.propose(context(cases, training)))!.edits);
+    if (!passages.ok) throw new Error('passages did not apply');
+    const p = await proposer.propose(context(cases, training, passages.source));
+    expect(p!.operator).toBe('record-fusion');
+    const fused = await applyAndCheck(passages.source, p!.edits, (s) => compileDesign(s));
+    if (!fused.ok) throw new Error(JSON.stringify(fused).slice(0, 600));
+    // The question's two clauses match two passages of one long turn; a short turn matches the first clause alone.
+    const steps = Array.from({ length: 7 }, (_, i) => `Step ${i + 1} keeps the ladder steady and the tools close.`).join(' ');
+    // Long memos keep the history's mean length realistic, so BM25 does not bury every long record for its length alone.
+    const memo = (k: number) =>
+      Array.from({ length: 15 }, (_, i) => `Note ${i + 1} of memo ${k} lists a plain errand for the week.`).join(' ');
+    const history = [
+      ...withLong,
+      ...[1, 2, 3, 4].map((k) => ({ id: `m${k}`, kind: 'document' as const, text: memo(k), thread: `m${k}` })),
+      turn(
+        's5:1',
+        `User: I replaced the kettle fuse this morning.\nAssistant: ${steps} The shed needs care first. ${steps} The roof leak needs tar.`,
+        'user',
+        's5',
+        '2023-08-02T09:00:00',
+      ),
+      turn('s6:1', 'The kettle fuse blew, that kettle fuse again.', 'user', 's6', '2023-08-03T09:00:00'),
+    ];
+    const top = async (source: string) => {
+      const compiled = await compileDesign(source);
+      if (!compiled.ok) throw new Error('no compile');
+      const created = await createSandbox(compiled.program, createHostTools());
+      if (!created.ok) throw new Error(created.failure.message);
+      try {
+        expect((await created.sandbox.store(history)).ok).toBe(true);
+        const hits = await created.sandbox.retrieve({ id: 'q', text: 'After the kettle fuse, what did the shed and the roof need?' });
+        if (!hits.ok) throw new Error(hits.failure.message);
+        return hits.value.slice(0, 2).map((h) => h.unit.split('#')[0]);
+      } finally {
+        created.sandbox.dispose();
+      }
+    };
+    expect(await top(passages.source)).toEqual(['s6:1', 's5:1']);
+    expect(await top(fused.source)).toEqual(['s5:1', 's6:1']);
   });
 
   it('leaves a design alone whose add stage would build other units than its store', () => {

@@ -3,9 +3,10 @@ import { RETRIEVE_SLOTS } from './mutation-catalog.ts';
 
 /**
  * The design code the case-driven proposer writes. The first case move turns `retrieve` into a pipeline with one
- * named slot per kind of fix — query bridging, speaker and date cues, learned reranking, session diversity, one
- * passage per record — each an identity until a move fills it, so moves compose in any order. The pipeline keeps the catalog's slots
- * (`expandQuery`, `rescoreHits`, `boostByTime`), so catalog operators still apply after it and before it.
+ * named slot per kind of fix — query bridging, a passage's record score, speaker and date cues, learned reranking,
+ * session diversity, one passage per record — each an identity until a move fills it, so moves compose in any order.
+ * The pipeline keeps the catalog's slots (`expandQuery`, `rescoreHits`, `boostByTime`), so catalog operators still
+ * apply after it and before it.
  * Filled slots carry a marker comment (`@block <name>`) by which the proposer sees what a design already has.
  *
  * Fitted values (the bridge table, the ranking weights) are written into the design as constants: the host fits
@@ -17,6 +18,7 @@ const CASE_RETRIEVE = `retrieve(q: Question, memory: Memory, tools: Tools): Hit[
     const query = bridgeQuery(expandQuery(q, memory, tools), tools);
     let hits = indexOf(memory, tools).search(query, Math.max(TOP_K, CANDIDATES));
     hits = rescoreHits(q, hits, memory, tools);
+    hits = fuseRecords(q, hits, memory, tools);
     hits = boostByTime(q, hits, memory);
     hits = speakerBoost(q, hits, memory, tools);
     hits = dateBoost(q, hits, memory, tools);
@@ -51,6 +53,14 @@ function dateBoost(q: Question, hits: Hit[], memory: Memory, tools: Tools): Hit[
 /** Spreads the ranking over sessions. @block diversity:identity */
 function diversify(hits: Hit[], memory: Memory): Hit[] {
   void memory;
+  return hits;
+}
+
+/** Adds the score of each unit's whole record (when a record is stored as several units). @block records:identity */
+function fuseRecords(q: Question, hits: Hit[], memory: Memory, tools: Tools): Hit[] {
+  void q;
+  void memory;
+  void tools;
   return hits;
 }
 

@@ -18,7 +18,7 @@ import {
 } from './case-blocks.ts';
 import { MUTATION_OPERATORS, threadScoreEdits, type OperatorTarget } from './mutation-catalog.ts';
 import { createMutationProposer, declaredNames } from './offline-mutation.ts';
-import { PASSAGE_REQUIRES, passageEdits } from './passage-blocks.ts';
+import { FUSE_RECORDS, PASSAGE_REQUIRES, RECORD_FUSION_CONSTANTS, RECORD_FUSION_REQUIRES, passageEdits } from './passage-blocks.ts';
 import { RANK_DEPTH, fitRanking, rankingExamples } from './rank-fitting.ts';
 import type { Proposal, ProposalContext, Proposer, TrainingView } from './types.ts';
 
@@ -166,6 +166,19 @@ export const CASE_MOVES: readonly CaseMove[] = [
       const edits = passageEdits(input.has, input.hasAddStage ?? false);
       return edits ? { edits, detail: 'passages of at most PASSAGE_WORDS words' } : null;
     },
+  },
+  {
+    name: 'record-fusion',
+    // Long evidence still lost once records are passages: its passages each hold too little of the question, while
+    // the record as a whole holds it (the move needs passage units, so it follows them).
+    signals: { 'long-unit': 1 },
+    target: 'retrieval',
+    why:
+      "fuse each passage's score with its whole record's BM25 score, so a record that matches the question across " +
+      'sentences lifts its best passage',
+    marker: '@block records:fused',
+    requires: RECORD_FUSION_REQUIRES,
+    build: slot('fuseRecords', FUSE_RECORDS, RECORD_FUSION_CONSTANTS),
   },
   catalogMove('session-fusion', { session: 0.8 }),
   catalogMove('index-window', { 'short-unit': 0.6, neighbour: 0.8 }),

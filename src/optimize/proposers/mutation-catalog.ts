@@ -465,6 +465,8 @@ export const CONSTANT_RANGES: Readonly<Record<string, { min: number; max: number
   // The passage-units move (passage-blocks.ts): at least 8 words, so a passage still verifies as a quote.
   PASSAGE_WORDS: { min: 20, max: 300, step: 20, integer: true },
   PASSAGE_MIN_WORDS: { min: 8, max: 40, step: 4, integer: true },
+  RECORD_WEIGHT: { min: 0, max: 3, step: 0.25 },
+  RECORD_CANDIDATES: { min: 50, max: 800, step: 100, integer: true },
 };
 
 /** Which constants belong to which failure target (tweaks follow the diagnosis like structural operators). */
@@ -488,4 +490,6 @@ export const CONSTANT_TARGETS: Readonly<Record<string, OperatorTarget>> = {
   LTR_DEPTH: 'retrieval',
   PASSAGE_WORDS: 'storage',
   PASSAGE_MIN_WORDS: 'storage',
+  RECORD_WEIGHT: 'retrieval',
+  RECORD_CANDIDATES: 'retrieval',
 };

@@ -89,6 +89,50 @@ export const ONE_PER_RECORD = `function perRecord(hits: Hit[], memory: Memory): 
   });
 }`;
 
+/** The record-fusion move's constants (their tweak ranges are in mutation-catalog.ts). */
+export const RECORD_FUSION_CONSTANTS = `/** Weight of the record's BM25 score (share of the best record's) added to a passage's score. */
+const RECORD_WEIGHT = 1;
+/** Records scored per question for the fusion (a passage of a record beyond them gets no record score). */
+const RECORD_CANDIDATES = 400;`;
+
+/**
+ * The record-fusion move (after passage units): a passage is scored on its own words, but a long question often
+ * matches one sentence of the evidence record with one clause and another sentence with the next ("which herb did I
+ * receive from Frau Lehmann during the visit when …"); no single passage then holds enough of the question. Each
+ * passage's score is fused with its whole record's BM25 score, so the record that matches the question as a whole
+ * brings its best passage up. The record index is built once per memory, on the passages' own texts joined.
+ */
+export const FUSE_RECORDS = `function fuseRecords(q: Question, hits: Hit[], memory: Memory, tools: Tools): Hit[] {
+  // @block records:fused — a passage's record as a whole matching the question makes the passage likelier evidence.
+  if (hits.length === 0) return hits;
+  const state = (memory.state ?? {}) as { recordIndex?: Bm25Index; recordOfUnit?: Record<string, string> };
+  if (!state.recordIndex || !state.recordOfUnit) {
+    const recordOfUnit: Record<string, string> = {};
+    const texts = new Map<string, string[]>();
+    for (const u of memory.units) {
+      const record = String(u.meta?.record ?? u.id);
+      recordOfUnit[u.id] = record;
+      const list = texts.get(record);
+      if (list) list.push(u.text);
+      else texts.set(record, [u.text]);
+    }
+    state.recordIndex = tools.bm25.index([...texts].map(([id, parts]) => ({ id, text: parts.join(' ') })), { stem: STEM });
+    state.recordOfUnit = recordOfUnit;
+    memory.state = state;
+  }
+  const recordOfUnit = state.recordOfUnit;
+  const found = state.recordIndex.search(q.text, RECORD_CANDIDATES);
+  const best = found[0]?.score || 1;
+  const recordScore = new Map(found.map((f) => [f.unit, f.score / best]));
+  const top = hits[0]?.score || 1;
+  return hits
+    .map((h) => ({ unit: h.unit, score: h.score / top + RECORD_WEIGHT * (recordScore.get(recordOfUnit[h.unit] ?? '') ?? 0) }))
+    .sort((a, b) => b.score - a.score);
+}`;
+
+/** Names the record-fusion move needs: passage units and the case pipeline's record slot. */
+export const RECORD_FUSION_REQUIRES = ['indexOf', 'STEM', 'passagesOf', 'fuseRecords'];
+
 /** Names the passage move needs: the case pipeline's helpers and the record header's `stamp`. */
 export const PASSAGE_REQUIRES = ['indexOf', 'TOP_K', 'STEM', 'stamp'];
 
