@@ -130,8 +130,8 @@ export const FUSE_RECORDS = `function fuseRecords(q: Question, hits: Hit[], memo
     .sort((a, b) => b.score - a.score);
 }`;
 
-/** Names the record-fusion move needs: passage units and the case pipeline's record slot. */
-export const RECORD_FUSION_REQUIRES = ['indexOf', 'STEM', 'passagesOf', 'fuseRecords'];
+/** Names the record-fusion block reads: passage units, the case pipeline's record slot, and STEM for its index. */
+export const RECORD_FUSION_REQUIRES = ['STEM', 'passagesOf', 'fuseRecords'];
 
 /** Names the passage move needs: the case pipeline's helpers and the record header's `stamp`. */
 export const PASSAGE_REQUIRES = ['indexOf', 'TOP_K', 'STEM', 'stamp'];
