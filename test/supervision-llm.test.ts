@@ -109,7 +109,7 @@ describe('LLM generation pipeline against a scripted OpenAI-compatible server', 
     expect(summary.tokens.prompt).toBeGreaterThan(0);
     expect(summary.tokens.promptPerKept).toBe(summary.tokens.prompt);
     expect(summary.prompts).toEqual({
-      planner: 'planner@6',
+      planner: 'planner@7',
       questioner: 'questioner@4',
       auditor: 'auditor@1',
       reader: 'reader@1',

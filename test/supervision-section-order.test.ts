@@ -9,7 +9,8 @@ import { createRng } from '../src/supervision/rng.ts';
 import { createRuleContext } from '../src/supervision/rule-based/generator.ts';
 import { sectionOrderQuestion } from '../src/supervision/rule-based/section-order.ts';
 import type { RuleCandidate } from '../src/supervision/rule-based/templates.ts';
-import { turn } from './helpers/turn.ts';
+import { inUserVoice } from '../src/supervision/rule-based/voice.ts';
+import { turn, userTurn } from './helpers/turn.ts';
 
 const FILE = 'trip.md';
 /** A section record as the document loader writes it: heading first, its place in the outline in `meta`. */
@@ -106,5 +107,40 @@ describe('section-order questions about the person’s own documents', () => {
     expect((await reader.read({ question, answerType: 'text', records: both })).answer).toBe('Daily Plan');
     const untitled = both.filter((r) => r.title !== ROOT && r.title !== 'Lisbon');
     expect((await reader.read({ question, answerType: 'text', records: untitled })).answerable).toBe(false);
+  });
+
+  it('names a document shared in a conversation by that conversation, and cites the sharing turn', async () => {
+    // The trip notes as shared in a chat: the question names the talk, not the title, as people ask of their documents.
+    const sharing = userTurn(
+      'c2:1',
+      '2024-10-09T18:00:00Z',
+      '[Upload trip.md] Could you check the mountain hut booking and the Wernigerode train times in my weekend notes?',
+    );
+    const shared = [sharing, ...records.slice(1)];
+    const sharedGraph = buildRecordGraph(shared);
+    const sharedCtx = createRuleContext(sharedGraph);
+    let c: RuleCandidate | undefined;
+    for (let seed = 0; seed < 40 && !c?.question.includes('right after'); seed++)
+      c = sectionOrderQuestion(sharedCtx, sharedGraph.index.get(`${FILE}:Packing List`)!, createRng(`shared:${seed}`));
+    expect(c!.question).toMatch(
+      /^In the document the user shared while talking about .+, which section comes right after “Packing List”\?$/,
+    );
+    expect(c!.question).not.toContain(ROOT);
+    expect(c!.plan.answer).toBe('Daily Plan');
+    expect(c!.plan.evidence.map((e) => e.record)).toEqual(['c2:1', `${FILE}:Packing List`, `${FILE}:Daily Plan`]);
+    // The blind reader finds the turn, follows its upload to the document and reads the outline there.
+    // In the user's voice, as the generator writes it for a user–assistant history.
+    const asked = inUserVoice(c!.question);
+    expect(asked).toMatch(/^In the document I shared while talking about /);
+    const reading = await reader.read({ question: asked, answerType: 'text', records: shared });
+    expect(
+      checkBlindReading(reading, {
+        answer: 'Daily Plan',
+        answerType: 'text',
+        evidenceRecords: ['c2:1', `${FILE}:Packing List`, `${FILE}:Daily Plan`],
+      }),
+    ).toEqual({
+      ok: true,
+    });
   });
 });

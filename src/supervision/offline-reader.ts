@@ -25,7 +25,7 @@ import { isTopicWord } from './rule-based/cues.ts';
 import { roleRange, whoAt } from './rule-based/speakers.ts';
 
 /** Name and version of the offline blind reader. */
-export const OFFLINE_READER = 'localise+extract@5';
+export const OFFLINE_READER = 'localise+extract@6';
 
 // Words of question phrasing that say nothing about which record is meant.
 const FRAME = new Set(
@@ -538,8 +538,13 @@ function readOutline(input: BlindInput): BlindReading | undefined {
   let named = input.records.filter((r) => sectionPlace(r) && sameHeading(r.title!, heading));
   // The document's title section may be outside what the reader sees: it only narrows when the heading is ambiguous.
   if (named.length > 1) named = named.filter((r) => sameHeading(documentTitleOf(r, input.records) ?? '', title));
+  return sectionBeside(named, input.records, direction);
+}
+
+/** The section right `direction` of the one section in `named`, read from the outline `records` carry. */
+function sectionBeside(named: readonly SourceRecord[], records: readonly SourceRecord[], direction: 'after' | 'before'): BlindReading {
   if (named.length !== 1) return UNANSWERABLE;
-  const other = adjacentSection(named[0]!, input.records, direction);
+  const other = adjacentSection(named[0]!, records, direction);
   if (!other?.title) return UNANSWERABLE;
   return { answerable: true, answer: other.title, citations: [named[0]!.id, other.id] };
 }
@@ -623,6 +628,13 @@ export function createOfflineBlindReader(options: { topK?: number } = {}): Blind
         if (!a) return UNANSWERABLE;
         const rest = linked[4]!.replace(/^./, (ch) => ch.toUpperCase());
         const reach = reachOf(a, input.records, attachment);
+        // "In the document I shared while talking about A, which section comes right after “S”?" (section-order.ts).
+        const order = attachment ? /^Which section comes right (after|before) “(.+)”\?$/.exec(rest) : null;
+        if (order) {
+          const named = reach.filter((r) => sectionPlace(r) && sameHeading(r.title!, order[2]!));
+          const got = sectionBeside(named, input.records, order[1] as 'after' | 'before');
+          return got.answerable ? { ...got, citations: [a.id, ...got.citations] } : UNANSWERABLE;
+        }
         const c = constraintsOf(rest, speakers, !attachment);
         const which = /^Which ([\p{L}'’-]+) /u.exec(rest);
         const got = which ? readWhich(rest, which[1]!, reach, c) : readPlain(rest, input, reach, c, topK);

@@ -3,12 +3,23 @@
  * right after “Packing List”?" → "Detailed Daily Plan". People ask this of notes they wrote or had an assistant
  * help with, and a memory answers it only when it keeps a document's sections together: the evidence is two
  * sections of one document, found through the document, not through the words of the answer.
+ *
+ * People do not name such a document by its title: RHELM's development personas ask "When we talked about expanding
+ * the 'Digital Readiness' section in my event checklist last week, … what section comes directly before …" (all 16 of
+ * their outline questions name the conversation, none the title). So a document shared in a conversation of the
+ * history is named by that conversation ("In the document I shared while talking about the market visits, …"), and
+ * the sharing turn joins the evidence (and so the bundle the blind reader sees): it is how the document is found. The
+ * title stays for documents no turn shares.
  */
 import type { SourceRecord } from '../../../sandbox/contract.ts';
 import { adjacentSection, documentTitleOf, sameHeading, sectionPlace } from '../document-outline.ts';
 import type { Rng } from '../rng.ts';
 import type { RuleContext } from './rule-context.ts';
-import { plan, type RuleCandidate } from './templates.ts';
+import { recordDate } from '../bundles.ts';
+import { stemsOf } from './gist.ts';
+import { timePhrase } from './phrases.ts';
+import { roleRange } from './speakers.ts';
+import { fact, firstHop, plan, type RuleCandidate } from './templates.ts';
 
 /** Headings longer than this are sentences, not something a person names from memory. */
 const MAX_HEADING = 70;
@@ -25,6 +36,37 @@ export function sectionOrderQuestion(ctx: RuleContext, i: number, rng: Rng): Rul
   if (!other || !title || !usable(r) || !usable(other) || sameHeading(title, r.title!)) return undefined;
   // The section asked about must be the only one with its heading, or the question names no single place.
   if (document.filter((o) => o.title && sameHeading(o.title, r.title!)).length !== 1) return undefined;
+  const facts = [
+    { record: r.id, quote: r.text.slice(0, r.title!.length), statement: `the section “${r.title}” of “${title}”` },
+    {
+      record: other.id,
+      quote: other.text.slice(0, other.title!.length),
+      statement: `the section right ${direction} it, at the same level of the outline`,
+    },
+  ];
+  const roles = new Map([
+    [r.id, 'the section the question names'],
+    [other.id, 'its heading is the answer'],
+  ]);
+  const shared = sharedIn(ctx, i, new Set([...stemsOf(title), ...stemsOf(other.title!), ...ctx.speakerStems]), rng);
+  if (shared) {
+    const { turn, hop } = shared;
+    const talk = `${hop.ga.phrase.text}${timePhrase(hop.ga.scope, recordDate(turn))}`;
+    return {
+      type: 'multi-hop',
+      template: 'section-order',
+      question: `In the document ${hop.whoA} shared while talking about ${talk}, which section comes right ${direction} “${r.title}”?`,
+      plan: plan(
+        'multi-hop',
+        `the heading of the section right ${direction} “${r.title}” in the document shared while talking about ${hop.ga.phrase.text}`,
+        other.title!,
+        'text',
+        [fact(turn, hop.sentence, `${hop.whoA} talks about ${hop.ga.phrase.text} and shares “${title}”`), ...facts],
+        new Map([[turn.id, 'shares the document: it is how the document is found'], ...roles]),
+        ['lookup', 'lookup'],
+      ),
+    };
+  }
   const owner = ctx.userVoice ? 'my document' : 'the document';
   return {
     type: 'multi-hop',
@@ -35,21 +77,32 @@ export function sectionOrderQuestion(ctx: RuleContext, i: number, rng: Rng): Rul
       `the heading of the section right ${direction} “${r.title}” in “${title}”`,
       other.title!,
       'text',
-      [
-        { record: r.id, quote: r.text.slice(0, r.title!.length), statement: `the section “${r.title}” of “${title}”` },
-        {
-          record: other.id,
-          quote: other.text.slice(0, other.title!.length),
-          statement: `the section right ${direction} it, at the same level of the outline`,
-        },
-      ],
-      new Map([
-        [r.id, 'the section the question names'],
-        [other.id, 'its heading is the answer'],
-      ]),
+      facts,
+      roles,
       ['lookup'],
     ),
   };
+}
+
+/**
+ * A turn that shares section `i`'s document (an `[Upload …]` or a reference), with the gist of one of the sharer's
+ * sentences that names neither the document nor the answer; undefined when no turn shares it.
+ */
+function sharedIn(
+  ctx: RuleContext,
+  i: number,
+  exclude: ReadonlySet<string>,
+  rng: Rng,
+): { turn: SourceRecord; hop: NonNullable<ReturnType<typeof firstHop>> } | undefined {
+  const turns = [...new Set(ctx.graph.edges[i]!.filter((e) => e.kind === 'upload' || e.kind === 'ref').map((e) => e.to))]
+    .filter((j) => ctx.graph.records[j]!.kind === 'turn')
+    .sort((a, b) => a - b);
+  for (const j of rng.shuffle(turns)) {
+    // The user shares the document: the conversation is named by what the user said, not by the assistant's reply.
+    const hop = firstHop(ctx, j, exclude, rng, roleRange(ctx.graph.records[j]!, 'the user'));
+    if (hop) return { turn: ctx.graph.records[j]!, hop };
+  }
+  return undefined;
 }
 
 /** A section whose heading opens its text (so the quote is verbatim) and is short enough to be named. */

@@ -527,15 +527,20 @@ export function linkedQuestion(
   };
 }
 
-/** The first hop of a linked question: a phrase of record `a` that singles it out for its speaker (by month at most). */
-function firstHop(
+/**
+ * The first hop of a linked question: a phrase of record `a` (of its sentences `within` a range of its text) that
+ * singles it out for its speaker (by month at most).
+ */
+export function firstHop(
   ctx: RuleContext,
   a: number,
   exclude: ReadonlySet<string>,
   rng: Rng,
+  within: readonly [number, number] = [0, Number.POSITIVE_INFINITY],
 ): { ga: Gist; whoA: string; sentence: Sentence } | undefined {
   const ra = ctx.graph.records[a]!;
-  for (const sentence of rng.shuffle(contentSentences(ra)).slice(0, 3)) {
+  const inside = contentSentences(ra).filter((s) => s.start >= within[0] && s.end <= within[1]);
+  for (const sentence of rng.shuffle(inside).slice(0, 3)) {
     const ga = pickGist(ctx, a, sentence, rng, { bySpeaker: true, scopes: ['any', 'month'], exclude });
     const whoA = whoAt(ra, sentence.start);
     if (ga && whoA) return { ga, whoA, sentence };

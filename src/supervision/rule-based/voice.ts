@@ -35,6 +35,12 @@ const PAIRS: ReadonlyArray<[RegExp, string, RegExp, string]> = [
   ],
   [/^Which (\S+) did the user (.+)\?$/, 'Which $1 did I $2?', /^Which (\S+) did I (.+)\?$/, 'Which $1 did the user $2?'],
   [/^Which (\S+) does the user (.+)\?$/, 'Which $1 do I $2?', /^Which (\S+) do I (.+)\?$/, 'Which $1 does the user $2?'],
+  [
+    /^In the document the user shared while (.+)$/,
+    'In the document I shared while $1',
+    /^In the document I shared while (.+)$/,
+    'In the document the user shared while $1',
+  ],
 ];
 
 /** The user's own wording of a third-person question about "the user" (other questions unchanged). */
