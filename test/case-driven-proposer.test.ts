@@ -16,7 +16,7 @@ import { createSandbox } from '../src/isolate/sandbox-runner.ts';
 import { mineBridges } from '../src/optimize/proposers/bridge-mining.ts';
 import { analyseCase, failureProfile } from '../src/optimize/proposers/case-analysis.ts';
 import { CASE_MOVES, createCaseDrivenProposer } from '../src/optimize/proposers/case-driven-proposer.ts';
-import { CONSTANT_RANGES, THREAD_SCORES } from '../src/optimize/proposers/mutation-catalog.ts';
+import { CONSTANT_RANGES, MUTATION_OPERATORS, THREAD_SCORES } from '../src/optimize/proposers/mutation-catalog.ts';
 import { declaredNames } from '../src/optimize/proposers/offline-mutation.ts';
 import { buildBm25Index } from '../src/isolate/host-tools/bm25-index.ts';
 import { fitRanking, rankingExamples, rankingObjective, threadScores } from '../src/optimize/proposers/rank-fitting.ts';
@@ -253,6 +253,59 @@ describe('long evidence', () => {
     };
     expect(await top(passages.source)).toEqual(['s6:1', 's5:1']);
     expect(await top(fused.source)).toEqual(['s5:1', 's6:1']);
+  });
+
+  it('keeps passages and the index window together in either order, in store and in add', async () => {
+    const window = MUTATION_OPERATORS.find((o) => o.name === 'index-window')!;
+    const passageMove = CASE_MOVES.find((m) => m.name === 'passage-units')!;
+    const withWindow = (source: string) => {
+      const names = declaredNames(source);
+      return applyEdits(
+        source,
+        window.edits(
+          (n) => names.has(n),
+          (m) => source.includes(m),
+        ),
+      );
+    };
+    const withPassages = (source: string) => {
+      const names = declaredNames(source);
+      const edits = passageMove.build({ has: (n) => names.has(n), hasAddStage: true, markers: () => false, training: undefined });
+      return applyEdits(source, edits!.edits);
+    };
+    const passagesFirst = withPassages(seed);
+    if (!passagesFirst.ok) throw new Error('passages did not apply');
+    const windowFirst = withWindow(seed);
+    if (!windowFirst.ok) throw new Error('window did not apply');
+    for (const both of [withWindow(passagesFirst.source), withPassages(windowFirst.source)]) {
+      if (!both.ok) throw new Error('the second move did not apply');
+      const checked = await applyAndCheck(both.source, [], (s) => compileDesign(s));
+      if (!checked.ok) throw new Error(JSON.stringify(checked).slice(0, 600));
+      const compiled = await compileDesign(both.source);
+      if (!compiled.ok) throw new Error('no compile');
+      const run = async (stages: SourceRecord[][]) => {
+        const created = await createSandbox(compiled.program, createHostTools());
+        if (!created.ok) throw new Error(created.failure.message);
+        try {
+          expect((await created.sandbox.store(stages[0]!)).ok).toBe(true);
+          for (const more of stages.slice(1)) expect((await created.sandbox.add(more)).ok).toBe(true);
+          const units = await created.sandbox.memoryUnits();
+          // Words only the turn before it says: the reply "Congratulations! Is the work hard?" is found through its
+          // neighbour (the window), and the long turn is stored as passages.
+          const hits = await created.sandbox.retrieve({ id: 'q', text: 'bakery downtown' });
+          if (!units.ok || !hits.ok) throw new Error('no units or hits');
+          return { ids: units.value.map((u) => u.id), found: hits.value.map((h) => h.unit) };
+        } finally {
+          created.sandbox.dispose();
+        }
+      };
+      const whole = await run([withLong]);
+      expect(whole.ids.some((id) => id.startsWith('s4:1#p'))).toBe(true);
+      expect(whole.found).toContain('s1:2');
+      // Store then add builds what store over everything builds.
+      const grown = await run([withLong.slice(0, 5), withLong.slice(5)]);
+      expect(grown).toEqual(whole);
+    }
   });
 
   it('leaves a design alone whose add stage would build other units than its store', () => {

@@ -32,6 +32,8 @@ describe('runCompare offline on the embedded default', () => {
         offline: true,
         testCategories: ['fact'],
         resamples: 500,
+        // A rule other than the default, to see it reach both arms' searches (their manifests) and the report.
+        accept: 'better:0.001',
       },
       { onArm: (arm, phase) => arms.push(`${arm}:${phase}`) },
     );
@@ -50,6 +52,8 @@ describe('runCompare offline on the embedded default', () => {
     expect(code!.seed.id).toBe(config!.seed.id);
     expect(code!.seed.val.fitness).toBe(config!.seed.val.fitness);
     expect(code!.seed.test!.n).toBeGreaterThan(10);
+    expect(report.accept).toBe('better:0.001');
+    for (const a of report.arms) expect(JSON.parse(readFileSync(join(a.dir, 'manifest.json'), 'utf8')).config.accept).toBe('better:0.001');
   });
 
   it('reports both trajectories as best-so-far per iteration', () => {

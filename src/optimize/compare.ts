@@ -71,6 +71,8 @@ export const CompareOptionsSchema = z.object({
   moves: OfflineMoves.default('case-driven'),
   /** Parent selection of every arm (a spec of parentSelectorFromSpec). */
   select: z.string().default('greedy'),
+  /** Acceptance of every arm (a spec of acceptanceFromSpec): `better[:epsilon]` or `bootstrap[:level]`. */
+  accept: z.string().default('better'),
   offline: z.boolean().default(false),
   objective: Objective.optional(),
   rngSeed: RngSeed,
@@ -147,6 +149,8 @@ export const CompareReportSchema = z.object({
   codeSeed: z.string(),
   objective: Objective,
   rngSeed: z.number().int(),
+  /** Every arm's acceptance rule (reports written before it was recorded used `better`). */
+  accept: z.string().default('better'),
   iterations: z.number().int(),
   budgetTokens: z.number().int().nullable(),
   maxProposals: z.number().int().nullable(),
@@ -211,6 +215,7 @@ async function compareArms(options: CompareOptions, hooks: CompareHooks): Promis
     supervision: options.supervision,
     iterations: options.iterations,
     select: options.select,
+    accept: options.accept,
     offline: options.offline,
     rngSeed: options.rngSeed,
     contextBudget: options.contextBudget,
@@ -316,6 +321,7 @@ async function compareArms(options: CompareOptions, hooks: CompareHooks): Promis
     codeSeed: options.codeSeed ?? options.seed,
     objective,
     rngSeed: options.rngSeed,
+    accept: options.accept,
     iterations: options.iterations,
     budgetTokens: options.budgetTokens ?? null,
     maxProposals: options.maxProposals ?? null,

@@ -21,7 +21,7 @@ import { checkPaths, tablePathChecks } from '../check-paths.ts';
 import * as common from '../common-options.ts';
 import { loadCommandHistories } from '../history-warnings.ts';
 import { historySplit } from '../../experiments/dev-subsets.ts';
-import { parentSelectorFromSpec } from '../../optimize/strategies/index.ts';
+import { acceptanceFromSpec, parentSelectorFromSpec } from '../../optimize/strategies/index.ts';
 import { addOptions, option, optionTable, parseOptions, type OptionsInput, type OptionsOf } from '../option-table.ts';
 
 const C = CompareOptionsSchema.shape;
@@ -61,6 +61,12 @@ export const COMPARE_OPTIONS = optionTable({
     schema: C.select,
     check: (spec) => void parentSelectorFromSpec(spec),
   }),
+  accept: option({
+    flags: '--accept <spec>',
+    description: 'acceptance of every arm: better[:epsilon] | bootstrap[:level] (default better)',
+    schema: C.accept,
+    check: (spec) => void acceptanceFromSpec(spec),
+  }),
   offline: common.offline,
   objective: common.objective,
   rngSeed: { ...common.rngSeed, description: 'seed of every random choice (the same for every arm)' },
@@ -96,7 +102,7 @@ export type CompareCliOptions = OptionsOf<typeof COMPARE_OPTIONS>;
 
 /** Typed options → runCompare's options (validated again by its zod schema). */
 export function compareOptionsFromFlags(f: CompareCliOptions, out: string): CompareOptionsInput {
-  const { history, supervision, iterations, control, moves, select, offline, rngSeed, contextBudget, testCategories } = f;
+  const { history, supervision, iterations, control, moves, select, accept, offline, rngSeed, contextBudget, testCategories } = f;
   const opts: CompareOptionsInput = {
     history,
     supervision,
@@ -105,6 +111,7 @@ export function compareOptionsFromFlags(f: CompareCliOptions, out: string): Comp
     control,
     moves,
     select,
+    accept,
     offline,
     rngSeed,
     contextBudget,
@@ -295,7 +302,7 @@ export async function runCompareCommand(input: OptionsInput<typeof COMPARE_OPTIO
   io.out(
     `compare: ${report.arms.map((a) => a.arm).join(' vs ')} from ${report.seed}` +
       `${report.codeSeed !== report.seed ? ` (code: ${report.codeSeed})` : ''}, ` +
-      `${report.iterations} iterations each, objective ${report.objective}, RNG seed ${report.rngSeed}` +
+      `${report.iterations} iterations each, objective ${report.objective}, acceptance ${report.accept}, RNG seed ${report.rngSeed}` +
       `${report.budgetTokens ? `, ≤ ${report.budgetTokens} LLM tokens each` : ''}` +
       `${report.maxProposals ? `, ≤ ${report.maxProposals} proposals each` : ''}\n`,
   );

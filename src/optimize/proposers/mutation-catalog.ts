@@ -192,29 +192,44 @@ const TIME_BOOST = `function boostByTime(q: Question, hits: Hit[], memory: Memor
 
 // ───────────────────────────── store: what gets indexed ─────────────────────────────
 
-const STORE_WITH_INDEX_DOCS = `store(records: SourceRecord[], tools: Tools): Memory {
-    const units: MemoryUnit[] = records.map((r) => {
+const RECORD_UNITS = `const units: MemoryUnit[] = records.map((r) => {
       const meta: Record<string, string> = {};
       if (r.thread) meta.thread = r.thread;
       if (r.speaker) meta.speaker = r.speaker;
       const unit: MemoryUnit = { id: r.id, text: lineOf(r), sources: [r.id], meta };
       if (r.time) unit.time = r.time;
       return unit;
-    });
+    });`;
+
+const PASSAGE_UNITS = `// @block units:passages — long records are stored as passages (see passagesOf), each indexed with its neighbours.
+    const units = records.flatMap(passagesOf);`;
+
+/**
+ * The store stage of a design that indexes `indexDocs(units)` (the index window). Its units are the design's own:
+ * passages when it has `passagesOf` (the passage move came first), else one unit per record. Why both moves write
+ * the store through here: each replaces the store stage, and a store that forgot the other move's units or index
+ * documents would silently undo it while its marker stayed in the source (the move would never be proposed again).
+ */
+export function windowStore(passages: boolean): string {
+  return `store(records: SourceRecord[], tools: Tools): Memory {
+    ${passages ? PASSAGE_UNITS : RECORD_UNITS}
     const index = tools.bm25.index(indexDocs(units), { stem: STEM, k1: BM25_K1, b: BM25_B });
     return { units, state: { index } };
   }`;
+}
 
 /**
  * The add stage of a design whose store indexes `indexDocs(units)`: a unit's indexed text includes its neighbours,
  * which new records change, so the index is rebuilt over every unit (what store over all records would build).
  */
-const ADD_WITH_INDEX_DOCS = `function addRecords(memory: Memory, records: SourceRecord[], tools: Tools): Memory {
+export function windowAdd(passages: boolean): string {
+  return `function addRecords(memory: Memory, records: SourceRecord[], tools: Tools): Memory {
   // @block add:reindex — indexDocs reads each unit's thread neighbours, and new records are new neighbours.
-  const units = [...memory.units, ...records.map(unitOf)];
+  const units = [...memory.units, ...records.${passages ? 'flatMap(passagesOf)' : 'map(unitOf)'}];
   const index = tools.bm25.index(indexDocs(units), { stem: STEM, k1: BM25_K1, b: BM25_B });
   return { units, state: { index } };
 }`;
+}
 
 const WINDOW_DOCS = `/** Neighbouring units of the same thread indexed with each unit (0 = the unit alone). */
 const WINDOW = 1;
@@ -349,9 +364,11 @@ export const MUTATION_OPERATORS: readonly MutationOperator[] = [
       ...(has('indexDocs')
         ? [{ op: 'replace-function' as const, name: 'indexDocs', code: WINDOW_DOCS.slice(WINDOW_DOCS.indexOf('function')) }]
         : [{ op: 'add-helper' as const, code: WINDOW_DOCS }]),
-      { op: 'replace-stage', stage: 'store', code: STORE_WITH_INDEX_DOCS },
+      { op: 'replace-stage', stage: 'store', code: windowStore(has('passagesOf')) },
       // A design with an add stage (addRecords, as seeds/base-bm25.ts has) must keep store(all) ≡ store + add.
-      ...(has('addRecords') && has('unitOf') ? [{ op: 'replace-function' as const, name: 'addRecords', code: ADD_WITH_INDEX_DOCS }] : []),
+      ...(has('addRecords') && (has('passagesOf') || has('unitOf'))
+        ? [{ op: 'replace-function' as const, name: 'addRecords', code: windowAdd(has('passagesOf')) }]
+        : []),
     ],
   },
   {

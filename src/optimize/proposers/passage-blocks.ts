@@ -1,5 +1,6 @@
 import type { EditOp } from '../../design/edit-ops.ts';
 import { casePipeline } from './case-blocks.ts';
+import { windowAdd, windowStore } from './mutation-catalog.ts';
 
 /**
  * The passage-units move: a record longer than a passage is stored as several units, each carrying the record's
@@ -143,12 +144,14 @@ export const PASSAGE_REQUIRES = ['indexOf', 'TOP_K', 'STEM', 'stamp'];
 export function passageEdits(has: (name: string) => boolean, hasAddStage: boolean): EditOp[] | null {
   const incremental = has('addRecords') && has('docOf');
   if (hasAddStage && !incremental) return null;
+  // After the index window, passages are indexed with their neighbours (a plain passage store would drop the window).
+  const window = has('indexDocs');
   return [
     ...casePipeline(has),
     { op: 'add-helper', code: PASSAGE_CONSTANTS },
     { op: 'add-helper', code: PASSAGES_OF },
-    { op: 'replace-stage', stage: 'store', code: PASSAGE_STORE },
-    ...(incremental ? [{ op: 'replace-function' as const, name: 'addRecords', code: PASSAGE_ADD_RECORDS }] : []),
+    { op: 'replace-stage', stage: 'store', code: window ? windowStore(true) : PASSAGE_STORE },
+    ...(incremental ? [{ op: 'replace-function' as const, name: 'addRecords', code: window ? windowAdd(true) : PASSAGE_ADD_RECORDS }] : []),
     { op: 'replace-function', name: 'perRecord', code: ONE_PER_RECORD },
   ];
 }
