@@ -1,10 +1,15 @@
 #!/bin/bash
 # Passages and the index window composed; `memsteer compare --accept`. RHELM, rule-based@22 seed-1 set.
-# Run from the repository root: bash bench/results/2026-12-05-store-composition/reproduce.sh   (about 80 minutes)
+# Run from the repository root: bash bench/results/2026-12-05-store-composition/reproduce.sh   (about 85 minutes)
 set -euo pipefail
 T=$(mktemp -d)
 D=bench/results/2026-12-05-store-composition
 npx memsteer generate --history rhelm:../shared/data/rhelm --out "$T/S1.jsonl" --offline --seed 1  # ~3 min
+npm start | tee "$T/start.out"  # the quick start: same best, the window candidates keep their passages
+R=$(ls -td archive/start-* | head -1)
+cp "$R/manifest.json" "$D/start-manifest.json"
+sed 's/\x1b\[[0-9;]*m//g' "$T/start.out" | grep -E '^[│├└┌]' > "$D/start-official.txt"
+npx memsteer report "$R" --fidelity --json > "$D/fidelity-start.json"
 run() {  # name, RNG seed, extra options; ~23 min each
   npx memsteer compare --history rhelm:../shared/data/rhelm --supervision "$T/S1.jsonl" --iterations 20 --offline \
     --exclude-dev --rng-seed "$2" --objective ranking --out "$T/$1" "${@:3}" | tee "$D/compare-rhelm-ranking-$1.txt"
@@ -12,7 +17,7 @@ run() {  # name, RNG seed, extra options; ~23 min each
 }
 run rng2 2
 run bootstrap 1 --accept bootstrap
-run rng1 1  # the same decisions as ../2026-12-04-shared-documents/compare-rhelm-ranking.json (not re-run there)
+run rng1 1  # the same best design as ../2026-12-04-shared-documents/compare-rhelm-ranking.json
 cat > "$T/pool.mts" <<'TS'
 import { readFileSync } from 'node:fs';
 import { CompareReportSchema } from './src/optimize/compare.ts';
