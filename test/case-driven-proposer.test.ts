@@ -16,7 +16,7 @@ import { createSandbox } from '../src/isolate/sandbox-runner.ts';
 import { mineBridges } from '../src/optimize/proposers/bridge-mining.ts';
 import { analyseCase, failureProfile } from '../src/optimize/proposers/case-analysis.ts';
 import { CASE_MOVES, createCaseDrivenProposer } from '../src/optimize/proposers/case-driven-proposer.ts';
-import { CONSTANT_RANGES, MUTATION_OPERATORS, THREAD_SCORES } from '../src/optimize/proposers/mutation-catalog.ts';
+import { CONSTANT_RANGES, THREAD_SCORES } from '../src/optimize/proposers/mutation-catalog.ts';
 import { declaredNames } from '../src/optimize/proposers/offline-mutation.ts';
 import { buildBm25Index } from '../src/isolate/host-tools/bm25-index.ts';
 import { fitRanking, rankingExamples, rankingObjective, threadScores } from '../src/optimize/proposers/rank-fitting.ts';
@@ -256,33 +256,21 @@ describe('long evidence', () => {
   });
 
   it('keeps passages and the index window together in either order, in store and in add', async () => {
-    const window = MUTATION_OPERATORS.find((o) => o.name === 'index-window')!;
-    const passageMove = CASE_MOVES.find((m) => m.name === 'passage-units')!;
-    const withWindow = (source: string) => {
+    // Each move as the proposer builds it (the window is a catalog block among the case moves).
+    const withMove = (name: string, source: string) => {
       const names = declaredNames(source);
-      return applyEdits(
-        source,
-        window.edits(
-          (n) => names.has(n),
-          (m) => source.includes(m),
-        ),
-      );
+      const move = CASE_MOVES.find((m) => m.name === name)!;
+      const built = move.build({ has: (n) => names.has(n), hasAddStage: true, markers: (m) => source.includes(m), training: undefined });
+      return applyEdits(source, built!.edits);
     };
-    const withPassages = (source: string) => {
-      const names = declaredNames(source);
-      const edits = passageMove.build({ has: (n) => names.has(n), hasAddStage: true, markers: () => false, training: undefined });
-      return applyEdits(source, edits!.edits);
-    };
-    const passagesFirst = withPassages(seed);
+    const passagesFirst = withMove('passage-units', seed);
     if (!passagesFirst.ok) throw new Error('passages did not apply');
-    const windowFirst = withWindow(seed);
+    const windowFirst = withMove('index-window', seed);
     if (!windowFirst.ok) throw new Error('window did not apply');
-    for (const both of [withWindow(passagesFirst.source), withPassages(windowFirst.source)]) {
+    for (const both of [withMove('index-window', passagesFirst.source), withMove('passage-units', windowFirst.source)]) {
       if (!both.ok) throw new Error('the second move did not apply');
-      const checked = await applyAndCheck(both.source, [], (s) => compileDesign(s));
-      if (!checked.ok) throw new Error(JSON.stringify(checked).slice(0, 600));
-      const compiled = await compileDesign(both.source);
-      if (!compiled.ok) throw new Error('no compile');
+      const compiled = await applyAndCheck(both.source, [], (s) => compileDesign(s));
+      if (!compiled.ok) throw new Error(JSON.stringify(compiled).slice(0, 600));
       const run = async (stages: SourceRecord[][]) => {
         const created = await createSandbox(compiled.program, createHostTools());
         if (!created.ok) throw new Error(created.failure.message);
