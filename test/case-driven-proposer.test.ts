@@ -154,6 +154,17 @@ const longTurn = turn(
   '2023-08-01T09:00:00',
 );
 const withLong = [...records, longTurn];
+// A long reply in four passages, each sentence naming its own thing (invented): the last passage is short, and so was
+// its window document when siblings were its neighbours, which let it outrank the passage that holds the words.
+const things = ['apple', 'bridge', 'candle', 'desert', 'engine', 'falcon', 'garden', 'harbor', 'island', 'jacket'];
+const trip = [...things, 'ladder', 'meadow', 'napkin', 'orchard', 'pillow', 'quarry', 'river', 'saddle'];
+const tripTurn = turn(
+  's5:1',
+  `User: Tell me about the trip.\nAssistant: ${trip.map((w) => `The ${w} matters here because it shapes the whole plan.`).join(' ')}`,
+  'user',
+  's5',
+  '2023-08-02T09:00:00',
+);
 const positionIn = (list: SourceRecord[]) => (_h: string, id: string) => {
   const i = list.findIndex((r) => r.id === id);
   return i < 0 ? undefined : { index: i, thread: list[i]!.thread!, words: list[i]!.text.split(/\s+/).length };
@@ -281,17 +292,23 @@ describe('long evidence', () => {
           // Words only the turn before it says: the reply "Congratulations! Is the work hard?" is found through its
           // neighbour (the window), and the long turn is stored as passages.
           const hits = await created.sandbox.retrieve({ id: 'q', text: 'bakery downtown' });
-          if (!units.ok || !hits.ok) throw new Error('no units or hits');
-          return { ids: units.value.map((u) => u.id), found: hits.value.map((h) => h.unit) };
+          // Words only the reply's second passage says: the passage delivered for them is that one, not a sibling
+          // that was indexed with its words.
+          const own = await created.sandbox.retrieve({ id: 'k', text: 'jacket meadow' });
+          if (!units.ok || !hits.ok || !own.ok) throw new Error('no units or hits');
+          return { ids: units.value.map((u) => u.id), found: hits.value.map((h) => h.unit), own: own.value.map((h) => h.unit) };
         } finally {
           created.sandbox.dispose();
         }
       };
-      const whole = await run([withLong]);
+      const all = [...withLong, tripTurn];
+      const whole = await run([all]);
       expect(whole.ids.some((id) => id.startsWith('s4:1#p'))).toBe(true);
+      expect(whole.ids.filter((id) => id.startsWith('s5:1'))).toEqual(['s5:1', 's5:1#p1', 's5:1#p2', 's5:1#p3']);
       expect(whole.found).toContain('s1:2');
+      expect(whole.own[0]).toBe('s5:1#p2');
       // Store then add builds what store over everything builds.
-      const grown = await run([withLong.slice(0, 5), withLong.slice(5)]);
+      const grown = await run([all.slice(0, 5), all.slice(5)]);
       expect(grown).toEqual(whole);
     }
   });

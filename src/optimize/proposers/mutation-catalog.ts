@@ -237,12 +237,20 @@ const WINDOW = 1;
 function indexDocs(units: MemoryUnit[]): Array<{ id: string; text: string }> {
   // @block index:window — a short chat turn ("Yes, last Tuesday!") is only findable through the turns around
   // it, so each unit is indexed with its neighbours while the context still delivers the unit alone.
+  // Neighbours come from other records: a passage indexed with its own record's other passages would outrank the
+  // passage that holds the answer for that passage's own words, and the context would deliver the wrong span.
+  const recordOf = (u: MemoryUnit): string => String(u.meta?.record ?? u.id);
   return units.map((u, i) => {
     const parts = [u.text];
     const thread = u.meta?.thread;
-    for (let d = 1; d <= WINDOW; d++) {
-      const before = units[i - d];
-      const after = units[i + d];
+    const own = recordOf(u);
+    let b = i - 1;
+    let a = i + 1;
+    for (let d = 1; d <= WINDOW; d++, b--, a++) {
+      while (b >= 0 && recordOf(units[b]!) === own) b--;
+      while (a < units.length && recordOf(units[a]!) === own) a++;
+      const before = units[b];
+      const after = units[a];
       if (before && before.meta?.thread === thread) parts.unshift(before.text);
       if (after && after.meta?.thread === thread) parts.push(after.text);
     }
