@@ -3,7 +3,7 @@
  * line) and resumed, it writes exactly the items and splits of an uninterrupted run; a bundle journaled during an
  * endpoint outage is retried by the next run instead of counting as finished.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +17,8 @@ import { BundleProgressSchema, progressPath } from '../src/supervision/progress-
 import { BIN, REPO_ROOT } from './fixtures/optimize/default-run.ts';
 
 const N = 150;
+/** Far beyond a run's few seconds, well inside the test's timeout. */
+const STUCK_MS = 40_000;
 const dir = mkdtempSync(join(tmpdir(), 'memsteer-generate-resume-'));
 const started: ChildProcess[] = [];
 afterAll(() => {
@@ -56,9 +58,21 @@ function generate(out: string, killAfter?: number): Promise<Exit> {
       : setInterval(() => {
           if (journalLines(out) - before >= killAfter) child.kill('SIGKILL');
         }, 5);
+  let exited = false;
+  child.on('exit', () => (exited = true));
   return new Promise<Exit>((resolve, reject) => {
+    // A run takes a few seconds. One CI run hung here once: fail with what was going on instead of the test's
+    // timeout (whether the child had exited and only its stderr pipe stayed open, held by a process it started).
+    const stuck = setTimeout(() => {
+      const processes = execFileSync('ps', ['-eo', 'pid,ppid,etime,args'], { encoding: 'utf8' })
+        .split('\n')
+        .filter((l) => /esbuild|memsteer|pool-worker/.test(l));
+      child.kill('SIGKILL');
+      reject(new Error(`generate did not finish in ${STUCK_MS} ms; exited: ${exited}; stderr: ${stderr}\n${processes.join('\n')}`));
+    }, STUCK_MS);
     child.on('error', reject);
     child.on('close', (code, signal) => {
+      clearTimeout(stuck);
       if (timer) clearInterval(timer);
       resolve({ code, signal, stderr });
     });
