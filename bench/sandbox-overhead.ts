@@ -123,7 +123,7 @@ out(
 void sandboxStoreMs;
 const host = createHostTools();
 const tools = inProcessTools(host);
-host.beginCall('store', Number.POSITIVE_INFINITY);
+host.beginCall('store');
 const memory = (await design.store(structuredClone(conv0), tools)) as Memory;
 host.endCall();
 
@@ -145,10 +145,10 @@ async function sandboxRound(): Promise<number> {
 async function inProcessRound(): Promise<number> {
   const t = cpuNow();
   for (const q of questions) {
-    host.beginCall(`q:${q.id}`, Number.POSITIVE_INFINITY);
+    host.beginCall(`q:${q.id}`);
     const hits = await design.retrieve(q, memory, tools);
     host.endCall();
-    host.beginCall(`q:${q.id}`, Number.POSITIVE_INFINITY);
+    host.beginCall(`q:${q.id}`);
     const ctx = await design.context(q, hits, memory, tools, budget);
     fitToBudget(ctx.text, budget.tokens);
     host.endCall();

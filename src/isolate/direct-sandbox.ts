@@ -66,7 +66,7 @@ function directSandbox(design: MemoryDesign, h: HostTools): Sandbox {
 
   async function call<T>(scope: string, fn: () => Promise<T> | T, stage: 'store' | 'retrieve' | 'context'): Promise<StageResult<T>> {
     const t = performance.now();
-    h.beginCall(scope, Number.POSITIVE_INFINITY);
+    h.beginCall(scope);
     let value: T;
     try {
       value = await fn();

@@ -161,10 +161,10 @@ export interface HostTools {
   /**
    * Opens a metering window for one stage call. `scope` keys the LLM budget: `store` or `add` (a budget per
    * call), or `q:<question id>`
-   * (retrieve and context of one question share a budget). `deadline` is a `performance.now()` time after
-   * which tools refuse work (isolated-vm's timeout does not interrupt a host callback).
+   * (retrieve and context of one question share a budget). Once `pastLimit()` is true, tools refuse work
+   * (isolated-vm's timeout does not interrupt a host callback); without it they never do.
    */
-  beginCall(scope: string, deadline: number): void;
+  beginCall(scope: string, pastLimit?: () => boolean): void;
   /** Closes the window and returns what was used in it. */
   endCall(): ToolMeter;
   /** Drops index handles held by this instance. */
@@ -186,9 +186,12 @@ export interface Bm25CacheStats {
 export interface SandboxLimits {
   /** isolated-vm `memoryLimit` in MB (default 128). */
   memoryMb: number;
-  /** Per-call wall-clock limit for `store` and `add` (default 60 000 ms). */
+  /**
+   * Per-call time limit for `store` and `add` (default 60 000 ms): a call is over it when it has run this long on the
+   * wall clock and used this much CPU time, or LOAD_SLACK times this long on the wall clock (see stage-clock.ts).
+   */
   storeTimeoutMs: number;
-  /** Per-call wall-clock limit for `retrieve`, `context` and `memoryUnits` (default 5 000 ms). */
+  /** Per-call time limit for `retrieve`, `context` and `memoryUnits` (default 5 000 ms), measured like storeTimeoutMs. */
   callTimeoutMs: number;
   /** Largest JSON a stage may return, in characters (default 8 000 000); beyond → 'malformed'. */
   maxResultChars: number;

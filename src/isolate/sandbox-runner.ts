@@ -18,6 +18,7 @@ import {
   type UnitProvenance,
 } from './sandbox-api.ts';
 import { fitToBudget } from './host-tools/text-budget.ts';
+import { startStageClock } from './stage-clock.ts';
 
 type Op = 'store' | 'add' | 'retrieve' | 'context' | 'unitsDelta' | 'texts';
 type Stage = StageFailure['stage'];
@@ -311,9 +312,10 @@ class IsolateSandbox implements Sandbox {
     if (this.#busy) return fail('crash', 'sandbox calls overlapped; await each call before the next');
     this.#busy = true;
     this.#unitsFresh = false;
-    // isolated-vm wants whole milliseconds (a 32-bit integer).
-    const timeout = wholeMs(op === 'store' || op === 'add' ? this.#limits.storeTimeoutMs : this.#limits.callTimeoutMs);
-    this.#tools.beginCall(scope, started + timeout);
+    const clock = startStageClock(op === 'store' || op === 'add' ? this.#limits.storeTimeoutMs : this.#limits.callTimeoutMs);
+    // isolated-vm's timeout is wall-clock: it stops the stage at the clock's cap; the limit itself is judged below.
+    const timeout = wholeMs(clock.capMs);
+    this.#tools.beginCall(scope, clock.over);
     let encoded: string;
     let watchdogFired = false;
     try {
@@ -347,12 +349,17 @@ class IsolateSandbox implements Sandbox {
     }
     const meter = this.#tools.endCall();
     this.#busy = false;
-    const elapsed = performance.now() - started;
     const tag = encoded[0];
     const body = encoded.slice(1);
+    // A stage that finished under the cap but used more than its limit (wall clock and CPU) is over it all the same:
+    // an idle machine would have stopped it, and the outcome must not depend on the machine's load.
+    if (clock.over()) {
+      const { wallMs, cpuMs } = clock.used();
+      const why = `the stage ran past its ${clock.limitMs} ms limit (${Math.round(wallMs)} ms, ${Math.round(cpuMs)} ms of CPU)`;
+      // A tool refusing work past the limit surfaces as a throw; it is still the time limit's doing.
+      return fail('timeout', tag === 'E' ? `${body} (${why})` : why, meter);
+    }
     if (tag === 'E') {
-      // A tool refusing work past the deadline surfaces as a throw; it is still the time limit's doing.
-      if (elapsed > timeout) return fail('timeout', body, meter);
       // The allocator refusing an ArrayBuffer, or V8 refusing a longer string, is the memory limit speaking.
       if (OUT_OF_MEMORY_THROWS.test(body)) return fail('memory', body, meter);
       return fail('throw', body, meter);

@@ -51,7 +51,7 @@ function emptyMeter(): ToolMeter {
 /**
  * Host capabilities for one sandbox. Sync tools run on the host thread while the isolate waits (~1 µs
  * per crossing), so they are cheap enough to call per unit; `embed` and `llm` are async. After the
- * current stage's deadline every tool throws, because isolated-vm's timeout cannot interrupt host code.
+ * current stage's time limit every tool throws, because isolated-vm's timeout cannot interrupt host code.
  */
 export function createHostTools(options: HostToolsOptions = {}): HostTools {
   const o = { ...DEFAULTS, ...stripUndefined(options) };
@@ -72,13 +72,14 @@ export function createHostTools(options: HostToolsOptions = {}): HostTools {
     return index;
   };
   let meter = emptyMeter();
-  let deadline = Number.POSITIVE_INFINITY;
+  const never = (): boolean => false;
+  let pastLimit = never;
   let scope = '';
   /** LLM tokens spent (or reserved by calls in flight) in the current scope. */
   let scopeTokens = 0;
 
   const tick = (name: string): void => {
-    if (performance.now() > deadline) throw new Error(`tools.${name}: the stage is past its time limit`);
+    if (pastLimit()) throw new Error(`tools.${name}: the stage is past its time limit`);
     meter.toolCalls[name] = (meter.toolCalls[name] ?? 0) + 1;
   };
   const buildsMemory = (s: string): boolean => s === 'store' || s === 'add';
@@ -212,18 +213,18 @@ export function createHostTools(options: HostToolsOptions = {}): HostTools {
       }
     },
 
-    beginCall(nextScope: string, nextDeadline: number) {
+    beginCall(nextScope: string, nextPastLimit: () => boolean = never) {
       // Each store or add call has a budget of its own; retrieve and context of one question share theirs.
       if (nextScope !== scope || buildsMemory(nextScope)) scopeTokens = 0;
       scope = nextScope;
-      deadline = nextDeadline;
+      pastLimit = nextPastLimit;
       meter = emptyMeter();
     },
 
     endCall(): ToolMeter {
       const done = meter;
       meter = emptyMeter();
-      deadline = Number.POSITIVE_INFINITY;
+      pastLimit = never;
       return done;
     },
 
