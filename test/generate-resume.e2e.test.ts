@@ -67,6 +67,7 @@ function generate(out: string, killAfter?: number): Promise<Exit> {
       const processes = execFileSync('ps', ['-eo', 'pid,ppid,etime,args'], { encoding: 'utf8' })
         .split('\n')
         .filter((l) => /esbuild|memsteer|pool-worker/.test(l));
+      if (timer) clearInterval(timer);
       child.kill('SIGKILL');
       reject(new Error(`generate did not finish in ${STUCK_MS} ms; exited: ${exited}; stderr: ${stderr}\n${processes.join('\n')}`));
     }, STUCK_MS);
