@@ -58,6 +58,19 @@ describe('resolveDates (what tools.text.dates returns)', () => {
     // The reference is read as written: its zone does not move the day "yesterday" is counted from.
     expect(resolveDates('yesterday', '2023-05-08T23:30:00-07:00')[0]!.date).toBe('2023-05-07');
   });
+  it('reads no day in ordinary words: a weekday abbreviation in lower case, a part of day on its own', () => {
+    const said = '2024-07-13';
+    for (const prose of ['I sat on the porch.', 'Oliver lounged in the sun.', 'We wed in a garden.', 'Later that morning we left.']) {
+      expect(resolveDates(prose, said)).toEqual([]);
+    }
+    expect(resolveDates('In the evening we cooked.', said)).toEqual([]);
+    // Written as a date, or naming the day, they still resolve.
+    expect(resolveDates('We met on Sat.', said).map((d) => d.date)).toEqual(['2024-07-13']);
+    expect(resolveDates('This morning I ran, and tonight I read.', said).map((d) => [d.text, d.date])).toEqual([
+      ['This morning', '2024-07-13'],
+      ['tonight', '2024-07-13'],
+    ]);
+  });
   it('without a reference returns only explicit dates, so the clock never matters', () => {
     expect(resolveDates(`${text} On 8 May 2023.`)).toEqual([{ text: '8 May 2023', start: 120, end: 130, date: '2023-05-08' }]);
   });

@@ -52,7 +52,16 @@ export function resolveDates(text: string, reference?: string): ResolvedDate[] {
     const date = calendarOf(c);
     if (casualDay && !fixed) Object.assign(date, { month: c.get('month')!, day: c.get('day')! });
     const m = mentionOf(text, r, date);
-    if (m.text !== '' && standsAlone(text, m)) found.push(m);
+    if (m.text !== '' && standsAlone(text, m) && !namesNoDay(m.text)) found.push(m);
   }
   return longestFirst(found).map((m) => ({ text: m.text, start: m.start, end: m.end, date: isoDate(m.date) }));
+}
+
+/**
+ * Words chrono reads as dates that in prose name no day: a weekday abbreviation written in lower case ("I sat on
+ * the porch", "lounging in the sun", "we wed in June") and a part of day on its own ("later that morning", "in the
+ * evening"), which says when in a day, not which day ("this morning", "tonight", "last night" still resolve).
+ */
+function namesNoDay(mention: string): boolean {
+  return /^(?:sun|mon|tue|tues|wed|thu|thur|thurs|fri|sat)$/.test(mention) || /^(?:morning|afternoon|evening|night)$/i.test(mention);
 }
