@@ -11,6 +11,9 @@ import { generateSupervision } from '../src/supervision/generate.ts';
 import { GenerationSummarySchema } from '../src/supervision/summary.ts';
 import { verifySpan } from '../src/supervision/spans.ts';
 import { RULE_BASED_GENERATOR } from '../src/supervision/rule-based/generator.ts';
+import { askedDayOf } from '../src/supervision/rule-based/asked-dates.ts';
+import { findDates } from '../src/text/date-parse.ts';
+import { resolveDates } from '../src/text/resolve-dates.ts';
 
 const DATA = join(import.meta.dirname, '..', '..', 'shared', 'data');
 const LOCOMO = join(DATA, 'locomo', 'locomo10.json');
@@ -42,6 +45,23 @@ function expectSound(history: History, items: QAItem[], min: number): void {
     side.set(b, item.split!);
   }
   expect(new Set(items.map((i) => i.question.toLowerCase())).size).toBe(items.length);
+  // Every item is asked the day after the last record, and a question that lost a year names, read on that day, the
+  // dates its explicit form (what the blind reader read) names.
+  const asked = askedDayOf(history.records);
+  expect(asked).toBeDefined();
+  const explicit = items.filter((i) => typeof i.checks?.explicitQuestion === 'string');
+  for (const item of items) expect(item.date).toBe(asked);
+  for (const item of explicit) {
+    const days = (q: string, ref?: string) => (ref ? resolveDates(q, ref) : findDates(q)).map((d) => d.date);
+    const written = findDates(String(item.checks!.explicitQuestion)).map((m) =>
+      [m.date.year, m.date.month, m.date.day]
+        .filter((x) => x !== undefined)
+        .map((x) => String(x).padStart(2, '0'))
+        .join('-'),
+    );
+    expect(days(item.question, asked), item.id).toEqual(written);
+    expect(days(item.question).length, item.id).toBeLessThan(written.length);
+  }
 }
 
 describe.skipIf(!existsSync(LOCOMO))('offline generation on every LoCoMo conversation', () => {

@@ -16,7 +16,7 @@ import type { QuestionTrace } from '../scoring/trace.ts';
 import { QuestionTraceSchema } from '../scoring/trace-schema.ts';
 
 /** Bump when evaluation semantics change so old entries stop matching. */
-export const EVAL_CACHE_VERSION = 6;
+export const EVAL_CACHE_VERSION = 7;
 
 export function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');

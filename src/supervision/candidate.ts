@@ -8,6 +8,8 @@ import type { RunStats } from './summary.ts';
 export interface AcceptedItem {
   type: QuestionType;
   question: string;
+  /** ISO day the question is asked on (only history up to it answers it); absent: asked with all of it. */
+  date?: string;
   plan: AnswerPlan;
   evidence: Evidence[];
   checks: Record<string, string | number | boolean>;
@@ -55,6 +57,7 @@ export function toQAItem(history: string, generator: string, bundle: Bundle, a: 
     answer: a.plan.answer,
     answerType: a.plan.answerType,
     category: a.type,
+    ...(a.date ? { date: a.date } : {}),
     evidence: a.evidence,
     generator,
     plan: a.plan,

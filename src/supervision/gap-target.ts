@@ -44,11 +44,25 @@ function restorable(item: QAItem): Restorable | undefined {
  * question, before any situation was added (rule-based/situation.ts), so those notes go too.
  */
 function restore(item: QAItem, r: Restorable, reader: string): QAItem {
-  const { lexicalGap, originalQuestion: _q, originalBlindAnswer: _a, ...checks } = withoutSituation(item.checks ?? {});
+  const {
+    lexicalGap,
+    originalQuestion: _q,
+    originalBlindAnswer: _a,
+    explicitQuestion: _e,
+    originalExplicitQuestion,
+    ...checks
+  } = withoutSituation(item.checks ?? {});
   return {
     ...item,
     question: r.originalQuestion,
-    checks: { ...checks, blindReader: reader, blindAnswer: r.originalBlindAnswer, lexicalGapHeldBack: String(lexicalGap) },
+    checks: {
+      ...checks,
+      blindReader: reader,
+      blindAnswer: r.originalBlindAnswer,
+      lexicalGapHeldBack: String(lexicalGap),
+      // The original as asked on its day (rule-based/asked-dates.ts), and as the reader read it.
+      ...(originalExplicitQuestion !== undefined ? { explicitQuestion: originalExplicitQuestion } : {}),
+    },
   };
 }
 

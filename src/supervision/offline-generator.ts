@@ -9,6 +9,7 @@ import type { AnswerPlan, QuestionType } from './plan.ts';
 import { checkQuestion } from './question-checks.ts';
 import type { RecordGraph } from './record-graph.ts';
 import { createRng } from './rng.ts';
+import { ASKED_DATES, askedDayOf, askedForm, KEEP_YEAR } from './rule-based/asked-dates.ts';
 import { askedKeys } from './rule-based/contextual.ts';
 import { fillCap } from './rule-based/fill-caps.ts';
 import { RULE_BASED_GENERATOR, ruleCandidate } from './rule-based/generator.ts';
@@ -34,6 +35,11 @@ export interface OfflineProcessorOptions {
   checks?: boolean;
   /** Rephrasing questions away from their evidence's words (rule-based/lexical-gap.ts); false: none. */
   lexicalGap?: LexicalGapOptions | false;
+  /**
+   * Questions asked on a day (rule-based/asked-dates.ts): every item is dated the day after the history's last dated
+   * record and a share of its dates lose their year. False: items stay undated and dates are written in full.
+   */
+  askedDates?: boolean;
 }
 
 /**
@@ -54,6 +60,8 @@ export function createOfflineProcessor(o: OfflineProcessorOptions): BundleProces
   // A user's own questions are placed in their day (rule-based/situation.ts). Unchecked items have no blind gate to
   // read a situated question with: they stay as templated.
   const situating = o.checks === false || !o.ctx.userVoice ? undefined : createSituating(o.ctx, o.graph);
+  const askedDay = o.askedDates === false ? undefined : askedDayOf(o.graph.records);
+  const keepYear = o.ctx.userVoice ? KEEP_YEAR.userAssistant : KEEP_YEAR.conversation;
   return {
     generator: RULE_BASED_GENERATOR,
     reader: o.reader.name,
@@ -61,6 +69,7 @@ export function createOfflineProcessor(o: OfflineProcessorOptions): BundleProces
     prompts: {
       ...(gap ? { 'lexical-gap': `${LEXICAL_GAP} target ${gap.target}` } : {}),
       ...(situating ? { situation: SITUATION } : {}),
+      ...(askedDay ? { 'asked-dates': `${ASKED_DATES} keep-year ${keepYear}` } : {}),
     },
     ...(gap ? { gapTarget: gap.target } : {}),
     fillCap,
@@ -79,6 +88,18 @@ export function createOfflineProcessor(o: OfflineProcessorOptions): BundleProces
       // Its own stream: rephrasing draws must not shift the templates' choices.
       const gapRng = createRng(`${o.seed}:${bundle.id}:gap`);
       const situationRng = createRng(`${o.seed}:${bundle.id}:situation`);
+      const dateRng = createRng(`${o.seed}:${bundle.id}:asked`);
+      // The question as asked on its day. Readers read it with its dates in full, as the resolver reads it back.
+      const asAsked = (question: string, answer: string, answerType: AnswerPlan['answerType'], members: ReadonlySet<string>) => {
+        if (!askedDay) return question;
+        const q = askedForm(question, askedDay, keepYear, dateRng);
+        return q === question || (o.checks !== false && !checkQuestion(q, answer, answerType, members).ok) ? question : q;
+      };
+      const dated = (question: string, explicit: string) => ({
+        ...(askedDay ? { date: askedDay } : {}),
+        question,
+        ...(question !== explicit ? { explicit } : {}),
+      });
       for (const type of types) {
         if (out.length >= perBundle) break;
         stats.stages.plan.in++;
@@ -98,9 +119,11 @@ export function createOfflineProcessor(o: OfflineProcessorOptions): BundleProces
             reject(stats, 'plan:quote-not-in-record');
             continue;
           }
+          const d = dated(asAsked(cand.question, cand.plan.answer, cand.plan.answerType, members), cand.question);
           out.push({
             type: cand.type,
-            question: cand.question,
+            question: d.question,
+            ...(d.date ? { date: d.date } : {}),
             plan: located.plan,
             evidence: located.evidence,
             checks: {
@@ -112,6 +135,7 @@ export function createOfflineProcessor(o: OfflineProcessorOptions): BundleProces
               blindReader: 'skipped',
               bundleRecords: members.size,
               bundleExtendedBy: extra.length,
+              ...(d.explicit ? { explicitQuestion: d.explicit } : {}),
             },
           });
           continue;
@@ -199,9 +223,12 @@ export function createOfflineProcessor(o: OfflineProcessorOptions): BundleProces
             reading = g.reading;
           } else reject(stats, `situation:${g.reason}`);
         }
+        const d = dated(asAsked(question, cand.plan.answer, cand.plan.answerType, members), question);
+        const original = rephrased && originalReading ? asAsked(cand.question, cand.plan.answer, cand.plan.answerType, members) : undefined;
         out.push({
           type: cand.type,
-          question,
+          question: d.question,
+          ...(d.date ? { date: d.date } : {}),
           plan: pc.plan,
           evidence: pc.evidence,
           checks: {
@@ -215,13 +242,15 @@ export function createOfflineProcessor(o: OfflineProcessorOptions): BundleProces
             ...(rephrased
               ? {
                   lexicalGap: rephrased.changes.map((c) => `${c.how}: ${c.from} → ${c.to}`).join('; '),
-                  originalQuestion: cand.question,
+                  originalQuestion: original ?? cand.question,
+                  ...(original !== undefined && original !== cand.question ? { originalExplicitQuestion: cand.question } : {}),
                   ...(originalReading ? { originalBlindAnswer: originalReading.answer } : {}),
                 }
               : {}),
             ...situated,
             bundleRecords: members.size,
             bundleExtendedBy: extra.length,
+            ...(d.explicit ? { explicitQuestion: d.explicit } : {}),
           },
         });
       }

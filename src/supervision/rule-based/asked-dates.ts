@@ -1,0 +1,91 @@
+/**
+ * Questions asked on a day. A person asks about their past on a day of their own and names other days as that day
+ * makes clear: "on June 2nd", "in March", seldom with the year. The templates write every date in full ("on 2 June
+ * 2024"), which no one says, and which a design's date handling never has to resolve. So the offline generator
+ * stamps each item with the day it is asked (the day after the history's last dated record: every record stays
+ * visible under the question-date protocol, and the history's memory is still built once) and writes a seeded share
+ * of its dates without their year, in the forms real questions use.
+ *
+ * A date loses its year only when the host's date resolver, reading the new question against the asked day, finds
+ * that date where it was. The resolver picks the year nearest the asked day, so a date more than about half a year
+ * before it keeps its year: the question must still mean what its evidence says.
+ */
+import type { SourceRecord } from '../../../sandbox/contract.ts';
+import { findDates, MONTH_NAMES } from '../../text/date-parse.ts';
+import { resolveDates } from '../../text/resolve-dates.ts';
+import type { Rng } from '../rng.ts';
+
+/** Version of these rules, recorded with the runs that used them. */
+export const ASKED_DATES = 'asked-dates@1';
+
+/**
+ * The share of date mentions that keep their year, by kind of history. Calibrated on the development histories only:
+ * RHELM Jonas_Richter and Justice_Arvind_Prakash_Mehra (a user asking an assistant) write the year in 17 of 89 day
+ * and month mentions of their official questions; LoCoMo conv-26 and conv-30 (two people chatting) in 6 of 11.
+ */
+export const KEEP_YEAR = { conversation: 0.55, userAssistant: 0.2 } as const;
+
+/**
+ * How a day is written without its year, with weights: the same development questions write 21 "June 2nd", 15 "June
+ * 2" and 2 "2 June".
+ */
+const DAY_FORMS: ReadonlyArray<readonly [(month: string, day: number) => string, number]> = [
+  [(m, d) => `${m} ${ordinal(d)}`, 21],
+  [(m, d) => `${m} ${d}`, 15],
+  [(m, d) => `${d} ${m}`, 2],
+];
+
+function ordinal(n: number): string {
+  const teen = n % 100 >= 11 && n % 100 <= 13;
+  const suffix = teen ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th');
+  return `${n}${suffix}`;
+}
+
+/** The day the questions about `records` are asked: the day after the last dated record; undefined when none is dated. */
+export function askedDayOf(records: readonly Pick<SourceRecord, 'time'>[]): string | undefined {
+  let last: string | undefined;
+  for (const r of records) {
+    const day = /^\d{4}-\d{2}-\d{2}/.exec(r.time ?? '')?.[0];
+    if (day && (last === undefined || day > last)) last = day;
+  }
+  if (last === undefined) return undefined;
+  const t = new Date(`${last}T00:00:00Z`);
+  t.setUTCDate(t.getUTCDate() + 1);
+  return t.toISOString().slice(0, 10);
+}
+
+function iso(d: { year: number; month?: number; day?: number }): string {
+  const p2 = (n: number) => String(n).padStart(2, '0');
+  return d.day === undefined ? `${d.year}-${p2(d.month!)}` : `${d.year}-${p2(d.month!)}-${p2(d.day)}`;
+}
+
+/** Inside quotation marks (a document's title names a date as part of a name, which must not change). */
+function quoted(text: string, at: number): boolean {
+  const before = text.slice(0, at);
+  const open = (before.match(/[“"]/g) ?? []).length - (before.match(/”/g) ?? []).length;
+  return before.includes('“') ? open > 0 : open % 2 === 1;
+}
+
+/**
+ * `question` as asked on `asked`: each date it writes in full keeps its year with probability `keepYear`, else is
+ * written without it, when the resolver reads it back as the same day or month against `asked`. Dates inside quotes
+ * and the second date of a range ("between May and June 2024", whose year the first one shares) are left as written.
+ */
+export function askedForm(question: string, asked: string, keepYear: number, rng: Rng): string {
+  let out = question;
+  // Right to left, so earlier offsets stay valid while later mentions are rewritten.
+  for (const m of findDates(question).reverse()) {
+    if (m.date.month === undefined || !m.text.includes(String(m.date.year))) continue;
+    if (quoted(question, m.start) || /\b(?:and|to|through|until|or)\s+$|[-–]\s*$/.test(question.slice(0, m.start))) continue;
+    // One draw per mention, kept or not, so whether one date loses its year never shifts another's draw.
+    const keep = rng.next() < keepYear;
+    const form = rng.weighted(DAY_FORMS.map(([, w]) => w));
+    if (keep) continue;
+    const month = MONTH_NAMES[m.date.month - 1]!;
+    const written = m.date.day === undefined ? month : DAY_FORMS[form]![0](month, m.date.day);
+    const next = out.slice(0, m.start) + written + out.slice(m.end);
+    const read = resolveDates(next, asked).find((r) => r.start === m.start);
+    if (read?.date === iso(m.date) && read.end === m.start + written.length) out = next;
+  }
+  return out;
+}
