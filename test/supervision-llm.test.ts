@@ -8,6 +8,7 @@ import { generateSupervision } from '../src/supervision/generate.ts';
 import { buildRecordGraph } from '../src/supervision/record-graph.ts';
 import { sampleBundles } from '../src/supervision/bundles.ts';
 import { createLlmProcessor, gapAsked, LLM_GAP_SHARE } from '../src/supervision/llm-generator.ts';
+import { askedDayOf } from '../src/supervision/rule-based/asked-dates.ts';
 import { wordsToAvoid } from '../src/supervision/rule-based/lexical-gap.ts';
 import { emptyStats } from '../src/supervision/summary.ts';
 import { startOpenAiTestServer, type OpenAiTestServer } from './helpers/openai-test-server.ts';
@@ -110,9 +111,9 @@ describe('LLM generation pipeline against a scripted OpenAI-compatible server', 
     expect(summary.tokens.promptPerKept).toBe(summary.tokens.prompt);
     expect(summary.prompts).toEqual({
       planner: 'planner@7',
-      questioner: 'questioner@4',
-      auditor: 'auditor@1',
-      reader: 'reader@1',
+      questioner: 'questioner@5',
+      auditor: 'auditor@2',
+      reader: 'reader@2',
       'lexical-gap': `lexical-gap@4 share ${LLM_GAP_SHARE}`,
     });
     // The questioner is asked to avoid the evidence's words exactly for the bundles the seeded draw picks.
@@ -127,6 +128,11 @@ describe('LLM generation pipeline against a scripted OpenAI-compatible server', 
     expect(readerPrompt).toContain(question.question);
     expect(readerPrompt).not.toContain('gives the distance');
     expect(readerPrompt).not.toContain('identifies the greyhound');
+    // Asked the day after the last record, like the offline items: the questioner, the auditor and the reader are told.
+    const day = askedDayOf(records);
+    expect(day).toBeDefined();
+    expect(item.date).toBe(day);
+    for (const i of [1, 2, 3]) expect(JSON.stringify(server.chatRequests()[i]!.body.messages)).toContain(`Asked on: ${day}`);
   });
 
   it('rejects a plan whose quoted span is not in its record, before any question is written', async () => {

@@ -8,6 +8,11 @@ export interface BlindInput {
   question: string;
   answerType: AnswerType;
   records: SourceRecord[];
+  /**
+   * ISO day the question is asked on, for a reader that resolves the dates it names against it. The offline reader
+   * reads questions whose dates are written in full (rule-based/asked-dates.ts) and does not need it.
+   */
+  date?: string;
 }
 
 /** The blind reader's reply (the LLM reader returns it as structured output). */

@@ -12,6 +12,7 @@ import { loadPrompt, type PromptRole } from './prompts.ts';
 import { checkQuestion } from './question-checks.ts';
 import type { RecordGraph } from './record-graph.ts';
 import { createRng } from './rng.ts';
+import { askedDayOf } from './rule-based/asked-dates.ts';
 import { LEXICAL_GAP, wordsToAvoid } from './rule-based/lexical-gap.ts';
 import { emptyStats, reject, type RunStats } from './summary.ts';
 
@@ -108,7 +109,8 @@ export function createLlmBlindReader(llm: LlmClient, name = 'llm:reader'): Blind
     name,
     async read(input) {
       const records = input.records.map((r) => renderRecord(r)).join('\n\n');
-      const user = `Question: ${input.question}\nAnswer type: ${input.answerType}\n\nRecords:\n${records}`;
+      const asked = input.date ? `Asked on: ${input.date}\n` : '';
+      const user = `${asked}Question: ${input.question}\nAnswer type: ${input.answerType}\n\nRecords:\n${records}`;
       // Used alone (quality scoring) nobody hands it run stats: it keeps its own.
       const value = await call(llm, 'reader', user, BlindReadingSchema, 'blind_reading', (reader.stats ??= emptyStats()));
       return value ?? { answerable: false, answer: '', citations: [] };
@@ -151,6 +153,10 @@ export function createLlmProcessor(o: LlmProcessorOptions): BundleProcessor {
   const model = o.model ?? withModel.modelFor?.('planner') ?? 'model';
   const reader = createLlmBlindReader(o.llm, `llm:${withModel.modelFor?.('reader') ?? model}`);
   const gapShare = o.gapShare ?? LLM_GAP_SHARE;
+  // Asked on a day, as the offline generator's questions are (rule-based/asked-dates.ts): the questioner writes
+  // dates as someone asking that day would, and the auditor and the blind reader read them against it.
+  const askedDay = askedDayOf(o.graph.records);
+  const askedLine = askedDay ? `Asked on: ${askedDay}\n\n` : '';
   const prompts: Record<string, string> = {
     ...Object.fromEntries((['planner', 'questioner', 'auditor', 'reader'] as const).map((r) => [r, loadPrompt(r).version])),
     'lexical-gap': `${LEXICAL_GAP} share ${gapShare}`,
@@ -204,7 +210,7 @@ export function createLlmProcessor(o: LlmProcessorOptions): BundleProcessor {
       const q = await call(
         o.llm,
         'questioner',
-        `${avoidLine}Answer plan:\n${planForQuestioner(plan)}\n\nRecords:\n${material}`,
+        `${askedLine}${avoidLine}Answer plan:\n${planForQuestioner(plan)}\n\nRecords:\n${material}`,
         QuestionReplySchema,
         'question',
         stats,
@@ -238,7 +244,7 @@ export function createLlmProcessor(o: LlmProcessorOptions): BundleProcessor {
       const audit = await call(
         o.llm,
         'auditor',
-        `Candidate:\n${auditInput}\n\nEvidence records:\n${evidenceText}`,
+        `${askedLine}Candidate:\n${auditInput}\n\nEvidence records:\n${evidenceText}`,
         AuditReplySchema,
         'audit',
         stats,
@@ -254,7 +260,7 @@ export function createLlmProcessor(o: LlmProcessorOptions): BundleProcessor {
       stats.stages.blind.in++;
       reader.stats = stats;
       const records = bundle.records.map((id) => byId.get(id)!);
-      const reading = await reader.read({ question, answerType: plan.answerType, records });
+      const reading = await reader.read({ question, answerType: plan.answerType, records, ...(askedDay ? { date: askedDay } : {}) });
       const evidenceRecords = [...new Set(pc.evidence.map((e) => e.record))];
       const bc = checkBlindReading(reading, { answer: plan.answer, answerType: plan.answerType, evidenceRecords });
       if (!bc.ok) {
@@ -266,6 +272,7 @@ export function createLlmProcessor(o: LlmProcessorOptions): BundleProcessor {
         {
           type: plan.questionType,
           question,
+          ...(askedDay ? { date: askedDay } : {}),
           plan,
           evidence: pc.evidence,
           checks: {
