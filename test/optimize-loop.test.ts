@@ -169,10 +169,9 @@ describe('runSearch with broken proposals', () => {
   const events: SearchEvent[] = [];
 
   // The good proposal: less BM25 length normalisation for the embedded persona's long turns and sections (on the
-  // 60 validation items here 0.271 → 0.279 at rule-based@19; b = 0.5 no longer gains on them). The set is generated,
-  // so a generator change can move this: pick the tweak again from what the seed scores. Passage units, the
-  // proposer's first move on the whole set, lose 2.4 points on these 60 since rule-based@18.
-  const goodEdits: EditOp[] = [{ op: 'set-constant', name: 'BM25_B', value: 0.6 }];
+  // 60 validation items here 0.397 → 0.406 at rule-based@23; b = 0.6 loses on them, 0.65 gains, 0.7 is level). The
+  // set is generated, so a generator change can move this: pick the tweak again from what the seed scores.
+  const goodEdits: EditOp[] = [{ op: 'set-constant', name: 'BM25_B', value: 0.65 }];
 
   beforeAll(async () => {
     pool = createEvalPool({ size: 2 });

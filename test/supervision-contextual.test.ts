@@ -142,9 +142,10 @@ describe.skipIf(!existsSync(LOCOMO))('context-linked supervision on LoCoMo', () 
       ).toBe(true);
       // The cue is the turn right before (reply) or after (reaction) in the same session, said by the speaker the
       // question names first; the answer turn's speaker is the one asked about; the cue phrase is the cue's.
+      // Read in its explicit form, where a date it names has its year (rule-based/asked-dates.ts).
       const m =
         /did (\S+) mention(?: in reply)? (?:when|right before) (\S+) (?:asked|talked) about (.+?)(?: (?:in|on) [^,]*\d{4})?\?$/.exec(
-          it.question,
+          String(it.checks?.explicitQuestion ?? it.question),
         )!;
       expect(m).not.toBeNull();
       const cue = history!.records[it.checks?.template === 'cue-reply' ? i - 1 : i + 1]!;
