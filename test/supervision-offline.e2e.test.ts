@@ -52,15 +52,10 @@ function expectSound(history: History, items: QAItem[], min: number): void {
   const explicit = items.filter((i) => typeof i.checks?.explicitQuestion === 'string');
   for (const item of items) expect(item.date).toBe(asked);
   for (const item of explicit) {
-    const days = (q: string, ref?: string) => (ref ? resolveDates(q, ref) : findDates(q)).map((d) => d.date);
-    const written = findDates(String(item.checks!.explicitQuestion)).map((m) =>
-      [m.date.year, m.date.month, m.date.day]
-        .filter((x) => x !== undefined)
-        .map((x) => String(x).padStart(2, '0'))
-        .join('-'),
-    );
-    expect(days(item.question, asked), item.id).toEqual(written);
-    expect(days(item.question).length, item.id).toBeLessThan(written.length);
+    const said = String(item.checks!.explicitQuestion);
+    const days = (q: string) => resolveDates(q, asked).map((d) => d.date);
+    expect(days(item.question), item.id).toEqual(days(said));
+    expect(findDates(item.question).length, item.id).toBeLessThan(findDates(said).length);
   }
 }
 
