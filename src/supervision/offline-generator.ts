@@ -35,11 +35,6 @@ export interface OfflineProcessorOptions {
   checks?: boolean;
   /** Rephrasing questions away from their evidence's words (rule-based/lexical-gap.ts); false: none. */
   lexicalGap?: LexicalGapOptions | false;
-  /**
-   * Questions asked on a day (rule-based/asked-dates.ts): every item is dated the day after the history's last dated
-   * record and a share of its dates lose their year. False: items stay undated and dates are written in full.
-   */
-  askedDates?: boolean;
 }
 
 /**
@@ -60,7 +55,8 @@ export function createOfflineProcessor(o: OfflineProcessorOptions): BundleProces
   // A user's own questions are placed in their day (rule-based/situation.ts). Unchecked items have no blind gate to
   // read a situated question with: they stay as templated.
   const situating = o.checks === false || !o.ctx.userVoice ? undefined : createSituating(o.ctx, o.graph);
-  const askedDay = o.askedDates === false ? undefined : askedDayOf(o.graph.records);
+  // Every item is asked on a day, and a share of its dates lose their year (rule-based/asked-dates.ts).
+  const askedDay = askedDayOf(o.graph.records);
   const keepYear = o.ctx.userVoice ? KEEP_YEAR.userAssistant : KEEP_YEAR.conversation;
   return {
     generator: RULE_BASED_GENERATOR,
