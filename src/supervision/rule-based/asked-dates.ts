@@ -11,7 +11,7 @@
  * before it keeps its year: the question must still mean what its evidence says.
  */
 import type { SourceRecord } from '../../../sandbox/contract.ts';
-import { findDates, MONTH_NAMES } from '../../text/date-parse.ts';
+import { findDates, isoDate, MONTH_NAMES } from '../../text/date-parse.ts';
 import { resolveDates } from '../../text/resolve-dates.ts';
 import type { Rng } from '../rng.ts';
 
@@ -54,11 +54,6 @@ export function askedDayOf(records: readonly Pick<SourceRecord, 'time'>[]): stri
   return t.toISOString().slice(0, 10);
 }
 
-function iso(d: { year: number; month?: number; day?: number }): string {
-  const p2 = (n: number) => String(n).padStart(2, '0');
-  return d.day === undefined ? `${d.year}-${p2(d.month!)}` : `${d.year}-${p2(d.month!)}-${p2(d.day)}`;
-}
-
 /** Inside quotation marks (a document's title names a date as part of a name, which must not change). */
 function quoted(text: string, at: number): boolean {
   const before = text.slice(0, at);
@@ -85,7 +80,7 @@ export function askedForm(question: string, asked: string, keepYear: number, rng
     const written = m.date.day === undefined ? month : DAY_FORMS[form]![0](month, m.date.day);
     const next = out.slice(0, m.start) + written + out.slice(m.end);
     const read = resolveDates(next, asked).find((r) => r.start === m.start);
-    if (read?.date === iso(m.date) && read.end === m.start + written.length) out = next;
+    if (read?.date === isoDate(m.date) && read.end === m.start + written.length) out = next;
   }
   return out;
 }
