@@ -133,6 +133,16 @@ describe('case analysis', () => {
     expect(profile.shares.speaker).toBe(0);
   });
 
+  it('reads a question asked days after its evidence, with older records ranked instead, as a recent case', () => {
+    const asked = (c: FailureCase, date: string): FailureCase => ({ ...c, date });
+    const recent = analyseCase(asked(failure('r1', 'Which dog did we adopt?', ['s3:1'], ['s1:1', 's2:1']), '2023-07-27'))!;
+    expect(recent.signals).toContain('recent');
+    // The evidence is older than what ranked instead, or the question has no day: not a recency case.
+    const older = analyseCase(asked(failure('r2', 'Where is the bakery?', ['s1:1'], ['s3:1', 's2:1']), '2023-07-27'))!;
+    expect(older.signals).not.toContain('recent');
+    expect(analyseCase(failure('r3', 'Which dog did we adopt?', ['s3:1'], ['s1:1', 's2:1']))!.signals).not.toContain('recent');
+  });
+
   it('sees a neighbour of the evidence ranked instead when positions are known', () => {
     const c = failure('n1', 'How old is Pepper?', ['s3:3'], ['s3:2'], null);
     const position = (_h: string, id: string) => {
@@ -332,6 +342,39 @@ describe('the case-driven proposer', () => {
     expect(sa.ok && sb.ok).toBe(true);
     if (sa.ok && sb.ok) expect(sa.source).not.toBe(sb.source);
     expect(a!.rationale).toMatch(/speaker \d+%/);
+  });
+
+  it('proposes the recency boost for recent cases, and it ranks the unit dated nearer before the question first', async () => {
+    const cases = ['Which dog did we adopt?', 'How old is the dog?', 'Where does the dog play?'].map((q, i) => ({
+      ...failure(`r${i}`, q, ['s3:1'], ['s1:1', 's2:1']),
+      date: '2023-07-27',
+    }));
+    const p = await createCaseDrivenProposer().propose(context(cases));
+    expect(p!.operator).toBe('recency-boost');
+    const boosted = await applyAndCheck(seed, p!.edits, (src) => compileDesign(src));
+    if (!boosted.ok) throw new Error(JSON.stringify(boosted).slice(0, 600));
+    const history = [
+      turn('old:1', 'We walked the dog along the river.', 'user', 'old', '2023-01-05T09:00:00'),
+      turn('new:1', 'We walked the dog along the canal.', 'user', 'new', '2023-07-20T09:00:00'),
+    ];
+    const top = async (source: string, date?: string) => {
+      const compiled = await compileDesign(source);
+      if (!compiled.ok) throw new Error('no compile');
+      const created = await createSandbox(compiled.program, createHostTools());
+      if (!created.ok) throw new Error(created.failure.message);
+      try {
+        expect((await created.sandbox.store(history)).ok).toBe(true);
+        const hits = await created.sandbox.retrieve({ id: 'q', text: 'Where did we walk the dog?', ...(date ? { date } : {}) });
+        if (!hits.ok) throw new Error(hits.failure.message);
+        return hits.value[0]!.unit;
+      } finally {
+        created.sandbox.dispose();
+      }
+    };
+    // Equal BM25 scores: the seed keeps the history's order; the recency boost prefers July's walk when asked in July.
+    expect(await top(seed, '2023-07-27')).toBe('old:1');
+    expect(await top(boosted.source, '2023-07-27')).toBe('new:1');
+    expect(await top(boosted.source)).toBe('old:1');
   });
 
   it('moves on to the next move the profile calls for once one was tried on the parent', async () => {

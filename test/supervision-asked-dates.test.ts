@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { askedDayOf, askedForm } from '../src/supervision/rule-based/asked-dates.ts';
+import { ASKED_AFTER_DECILES, askedDayOf, askedForm, createAskedDays } from '../src/supervision/rule-based/asked-dates.ts';
 import { createRng } from '../src/util/rng.ts';
 import { resolveDates } from '../src/text/resolve-dates.ts';
 
@@ -9,6 +9,41 @@ describe('questions asked on a day', () => {
   it('are asked the day after the last dated record', () => {
     expect(askedDayOf([{ time: '2024-02-01' }, { time: '2024-12-31T20:54:00' }, {}])).toBe('2025-01-01');
     expect(askedDayOf([{}, { time: 'sometime' }])).toBeUndefined();
+  });
+
+  it("in a user's history are asked a drawn delay after the item's latest dated evidence, each on its own day", () => {
+    const records = [
+      { id: 'a', time: '2024-01-10T09:00:00' },
+      { id: 'b', time: '2024-03-02' },
+      { id: 'doc' },
+      { id: 'c', time: '2024-06-30T23:10:00' },
+    ];
+    const days = createAskedDays(records, true);
+    expect(days.perItem).toBe(true);
+    const rng = createRng(7);
+    const delays: number[] = [];
+    for (let i = 0; i < 400; i++) {
+      const day = days.dayFor(['a', 'b', 'doc'], rng)!;
+      delays.push((Date.parse(day) - Date.parse('2024-03-02')) / 86_400_000);
+    }
+    expect(Math.min(...delays)).toBeGreaterThanOrEqual(1);
+    expect(Math.max(...delays)).toBeLessThanOrEqual(ASKED_AFTER_DECILES[10]);
+    // The drawn delays follow the development questions' deciles: about half within the median's 38 days.
+    const median = [...delays].sort((x, y) => x - y)[200]!;
+    expect(median).toBeGreaterThan(30);
+    expect(median).toBeLessThan(46);
+    // Undated evidence (a document): the day after one of the history's dated records.
+    const after = new Set(['2024-01-11', '2024-03-03', '2024-07-01']);
+    const seen = new Set<string>();
+    for (let i = 0; i < 60; i++) seen.add(days.dayFor(['doc'], rng)!);
+    expect([...seen].every((d) => after.has(d))).toBe(true);
+    expect(seen.size).toBe(3);
+    // Chats between people: every item the day after the history, with no draw.
+    const end = createAskedDays(records, false);
+    const quiet = createRng(7);
+    expect(end.dayFor(['a'], quiet)).toBe('2024-07-01');
+    expect(quiet.next()).toBe(createRng(7).next());
+    expect(createAskedDays([{ id: 'x' }], true).dayFor(['x'], rng)).toBeUndefined();
   });
 
   it('write a recent date without its year when the resolver reads it back as the same day', () => {

@@ -10,9 +10,9 @@ import { checkPlan } from './plan-checks.ts';
 import { PlannerReplySchema, type AnswerPlan, type QuestionType } from './plan.ts';
 import { loadPrompt, type PromptRole } from './prompts.ts';
 import { checkQuestion } from './question-checks.ts';
-import type { RecordGraph } from './record-graph.ts';
+import { type RecordGraph, userVoiceOf } from './record-graph.ts';
 import { createRng } from './rng.ts';
-import { askedDayOf } from './rule-based/asked-dates.ts';
+import { createAskedDays } from './rule-based/asked-dates.ts';
 import { LEXICAL_GAP, wordsToAvoid } from './rule-based/lexical-gap.ts';
 import { emptyStats, reject, type RunStats } from './summary.ts';
 
@@ -155,8 +155,7 @@ export function createLlmProcessor(o: LlmProcessorOptions): BundleProcessor {
   const gapShare = o.gapShare ?? LLM_GAP_SHARE;
   // Asked on a day, as the offline generator's questions are (rule-based/asked-dates.ts): the questioner writes
   // dates as someone asking that day would, and the auditor and the blind reader read them against it.
-  const askedDay = askedDayOf(o.graph.records);
-  const askedLine = askedDay ? `Asked on: ${askedDay}\n\n` : '';
+  const askedDays = createAskedDays(o.graph.records, userVoiceOf(o.graph));
   const prompts: Record<string, string> = {
     ...Object.fromEntries((['planner', 'questioner', 'auditor', 'reader'] as const).map((r) => [r, loadPrompt(r).version])),
     'lexical-gap': `${LEXICAL_GAP} share ${gapShare}`,
@@ -197,6 +196,8 @@ export function createLlmProcessor(o: LlmProcessorOptions): BundleProcessor {
       stats.stages['plan-checks'].out++;
       const plan = pc.plan;
 
+      const askedDay = askedDays.dayFor([...new Set(plan.facts.map((f) => f.record))], createRng(`${bundle.id}:asked-day`));
+      const askedLine = askedDay ? `Asked on: ${askedDay}\n\n` : '';
       stats.stages.question.in++;
       const avoid = gapAsked(bundle.id, gapShare)
         ? wordsToAvoid(

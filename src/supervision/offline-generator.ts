@@ -9,7 +9,7 @@ import type { AnswerPlan, QuestionType } from './plan.ts';
 import { checkQuestion } from './question-checks.ts';
 import type { RecordGraph } from './record-graph.ts';
 import { createRng } from './rng.ts';
-import { ASKED_DATES, askedDayOf, askedForm, KEEP_YEAR } from './rule-based/asked-dates.ts';
+import { ASKED_DATES, askedForm, createAskedDays, KEEP_YEAR } from './rule-based/asked-dates.ts';
 import { askedKeys } from './rule-based/contextual.ts';
 import { fillCap } from './rule-based/fill-caps.ts';
 import { RULE_BASED_GENERATOR, ruleCandidate } from './rule-based/generator.ts';
@@ -55,8 +55,9 @@ export function createOfflineProcessor(o: OfflineProcessorOptions): BundleProces
   // A user's own questions are placed in their day (rule-based/situation.ts). Unchecked items have no blind gate to
   // read a situated question with: they stay as templated.
   const situating = o.checks === false || !o.ctx.userVoice ? undefined : createSituating(o.ctx, o.graph);
-  // Every item is asked on a day, and a share of its dates lose their year (rule-based/asked-dates.ts).
-  const askedDay = askedDayOf(o.graph.records);
+  // Every item is asked on a day (a user's, on its own day after its evidence), and a share of its dates lose their
+  // year (rule-based/asked-dates.ts).
+  const askedDays = createAskedDays(o.graph.records, o.ctx.userVoice);
   const keepYear = o.ctx.userVoice ? KEEP_YEAR.userAssistant : KEEP_YEAR.conversation;
   return {
     generator: RULE_BASED_GENERATOR,
@@ -65,7 +66,7 @@ export function createOfflineProcessor(o: OfflineProcessorOptions): BundleProces
     prompts: {
       ...(gap ? { 'lexical-gap': `${LEXICAL_GAP} target ${gap.target}` } : {}),
       ...(situating ? { situation: SITUATION } : {}),
-      ...(askedDay ? { 'asked-dates': `${ASKED_DATES} keep-year ${keepYear}` } : {}),
+      ...(askedDays.dated ? { 'asked-dates': `${ASKED_DATES} keep-year ${keepYear}${askedDays.perItem ? ' per-item' : ''}` } : {}),
     },
     ...(gap ? { gapTarget: gap.target } : {}),
     fillCap,
@@ -85,14 +86,21 @@ export function createOfflineProcessor(o: OfflineProcessorOptions): BundleProces
       const gapRng = createRng(`${o.seed}:${bundle.id}:gap`);
       const situationRng = createRng(`${o.seed}:${bundle.id}:situation`);
       const dateRng = createRng(`${o.seed}:${bundle.id}:asked`);
+      const dayRng = createRng(`${o.seed}:${bundle.id}:day`);
       // The question as asked on its day. Readers read it with its dates in full, as the resolver reads it back.
-      const asAsked = (question: string, answer: string, answerType: AnswerPlan['answerType'], members: ReadonlySet<string>) => {
-        if (!askedDay) return question;
-        const q = askedForm(question, askedDay, keepYear, dateRng);
+      const asAsked = (
+        question: string,
+        day: string | undefined,
+        answer: string,
+        answerType: AnswerPlan['answerType'],
+        members: ReadonlySet<string>,
+      ) => {
+        if (!day) return question;
+        const q = askedForm(question, day, keepYear, dateRng);
         return q === question || (o.checks !== false && !checkQuestion(q, answer, answerType, members).ok) ? question : q;
       };
-      const dated = (question: string, explicit: string) => ({
-        ...(askedDay ? { date: askedDay } : {}),
+      const dated = (question: string, explicit: string, day: string | undefined) => ({
+        ...(day ? { date: day } : {}),
         question,
         ...(question !== explicit ? { explicit } : {}),
       });
@@ -115,7 +123,8 @@ export function createOfflineProcessor(o: OfflineProcessorOptions): BundleProces
             reject(stats, 'plan:quote-not-in-record');
             continue;
           }
-          const d = dated(asAsked(cand.question, cand.plan.answer, cand.plan.answerType, members), cand.question);
+          const day = askedDays.dayFor([...new Set(located.evidence.map((e) => e.record))], dayRng);
+          const d = dated(asAsked(cand.question, day, cand.plan.answer, cand.plan.answerType, members), cand.question, day);
           out.push({
             type: cand.type,
             question: d.question,
@@ -219,8 +228,10 @@ export function createOfflineProcessor(o: OfflineProcessorOptions): BundleProces
             reading = g.reading;
           } else reject(stats, `situation:${g.reason}`);
         }
-        const d = dated(asAsked(question, cand.plan.answer, cand.plan.answerType, members), question);
-        const original = rephrased && originalReading ? asAsked(cand.question, cand.plan.answer, cand.plan.answerType, members) : undefined;
+        const day = askedDays.dayFor(evidenceRecords, dayRng);
+        const d = dated(asAsked(question, day, cand.plan.answer, cand.plan.answerType, members), question, day);
+        const original =
+          rephrased && originalReading ? asAsked(cand.question, day, cand.plan.answer, cand.plan.answerType, members) : undefined;
         out.push({
           type: cand.type,
           question: d.question,

@@ -166,3 +166,9 @@ export function buildRecordGraph(records: readonly SourceRecord[], options: Reco
 
   return { records: recs, index, edges, threads, threadOf, termSets, df, edgeCounts };
 }
+
+/** Whether a history is a user's with an assistant: most of its turns are the user's ("User: …"). */
+export function userVoiceOf(graph: Pick<RecordGraph, 'records'>): boolean {
+  const turns = graph.records.filter((r) => r.kind === 'turn');
+  return turns.filter((r) => r.text.startsWith('User: ')).length > turns.length / 2;
+}

@@ -17,6 +17,11 @@ export const CASE_SIGNALS = [
   'speaker',
   /** The question carries a time cue the evidence's date meets and the records ranked instead do not. */
   'time',
+  /**
+   * The question is asked on a day, and the missing evidence is recent then: what ranked instead is mostly dated
+   * at least RECENT_MARGIN days further back (or undated).
+   */
+  'recent',
   /** What ranked instead came mostly from sessions that hold no evidence. */
   'session',
   /** The evidence is spread over two or more sessions. */
@@ -62,6 +67,8 @@ const GAP_OVERLAP = 0.34;
 const SHORT_TOKENS = 12;
 /** More words than this make a long record (about a fifth of a 1,000-token budget and more). */
 const LONG_WORDS = 150;
+/** Days by which what ranked instead must be older than the missing evidence for a case to count as 'recent'. */
+const RECENT_MARGIN = 30;
 /** Ranks beyond this count as deep. */
 const DEEP_RANK = 50;
 
@@ -100,6 +107,15 @@ function namedSpeakers(text: string, speakers: Iterable<string>): Set<string> {
   return out;
 }
 
+/** Days from a record's time back from the question's day (`asked`); undefined when either is missing or unreadable. */
+function ageBefore(asked: string | undefined): (time: string | undefined) => number | undefined {
+  const day = asked ? Date.parse(asked.slice(0, 10)) : Number.NaN;
+  return (time) => {
+    const t = time ? Date.parse(time.slice(0, 10)) : Number.NaN;
+    return Number.isNaN(day) || Number.isNaN(t) ? undefined : (day - t) / 86_400_000;
+  };
+}
+
 function majority<T>(items: readonly T[], test: (t: T) => boolean): boolean {
   return items.length > 0 && items.filter(test).length * 2 >= items.length;
 }
@@ -132,6 +148,11 @@ export function analyseCase(c: FailureCase, position?: RecordPosition, frame: Re
   const cues = timeCues(c.text, c.date);
   if (cues.length > 0 && missing.some((e) => matchesCue(e.time, cues)) && majority(c.instead, (r) => !matchesCue(r.time, cues)))
     signals.push('time');
+
+  const age = ageBefore(c.date);
+  const missingAge = Math.min(...missing.map((e) => age(e.time) ?? Number.POSITIVE_INFINITY));
+  if (Number.isFinite(missingAge) && majority(c.instead, (r) => (age(r.time) ?? Number.POSITIVE_INFINITY) >= missingAge + RECENT_MARGIN))
+    signals.push('recent');
 
   const evidenceThreads = new Set(c.evidence.map((e) => e.thread).filter(Boolean));
   if (evidenceThreads.size > 0 && majority(c.instead, (r) => !r.thread || !evidenceThreads.has(r.thread))) signals.push('session');

@@ -10,6 +10,8 @@ import {
   DIVERSIFY,
   DIVERSITY_CONSTANTS,
   LEARNED_RANK,
+  RECENCY_BOOST,
+  RECENCY_CONSTANTS,
   SPEAKER_BOOST,
   SPEAKER_CONSTANTS,
   bridgeTable,
@@ -118,6 +120,16 @@ export const CASE_MOVES: readonly CaseMove[] = [
     marker: '@block date:resolved',
     requires: CASE_REQUIRES,
     build: slot('dateBoost', DATE_BOOST, DATE_CONSTANTS),
+  },
+  {
+    name: 'recency-boost',
+    signals: { recent: 1 },
+    target: 'retrieval',
+    why: "favour units dated in the weeks before the question's day, with a bonus that halves every RECENCY_HALF_LIFE days",
+    marker: '@block recency:asked',
+    requires: CASE_REQUIRES,
+    build: (input) =>
+      input.has('bridgeQuery') && !input.has('recencyBoost') ? null : slot('recencyBoost', RECENCY_BOOST, RECENCY_CONSTANTS)(input),
   },
   {
     name: 'session-diversity',

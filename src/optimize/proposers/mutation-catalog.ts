@@ -486,6 +486,8 @@ export const CONSTANT_RANGES: Readonly<Record<string, { min: number; max: number
   SPEAKER_WEIGHT: { min: 0, max: 1, step: 0.1 },
   DATE_WEIGHT: { min: 0, max: 1.5, step: 0.15 },
   DIVERSITY: { min: 0.5, max: 1, step: 0.05 },
+  RECENCY_WEIGHT: { min: 0, max: 1, step: 0.1 },
+  RECENCY_HALF_LIFE: { min: 7, max: 365, step: 30, integer: true },
   LTR_DEPTH: { min: 10, max: 200, step: 15, integer: true },
   // The passage-units move (passage-blocks.ts): at least 8 words, so a passage still verifies as a quote.
   PASSAGE_WORDS: { min: 20, max: 300, step: 20, integer: true },
@@ -512,6 +514,8 @@ export const CONSTANT_TARGETS: Readonly<Record<string, OperatorTarget>> = {
   SPEAKER_WEIGHT: 'retrieval',
   DATE_WEIGHT: 'retrieval',
   DIVERSITY: 'retrieval',
+  RECENCY_WEIGHT: 'retrieval',
+  RECENCY_HALF_LIFE: 'retrieval',
   LTR_DEPTH: 'retrieval',
   PASSAGE_WORDS: 'storage',
   PASSAGE_MIN_WORDS: 'storage',

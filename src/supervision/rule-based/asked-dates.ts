@@ -2,9 +2,16 @@
  * Questions asked on a day. A person asks about their past on a day of their own and names other days as that day
  * makes clear: "on June 2nd", "in March", seldom with the year. The templates write every date in full ("on 2 June
  * 2024"), which no one says, and which a design's date handling never has to resolve. So the offline generator
- * stamps each item with the day it is asked (the day after the history's last dated record: every record stays
- * visible under the question-date protocol, and the history's memory is still built once) and writes a seeded share
- * of its dates without their year, in the forms real questions use.
+ * stamps each item with the day it is asked and writes a seeded share of its dates without their year, in the forms
+ * real questions use.
+ *
+ * When is it asked? A user's history with an assistant is questioned as it goes: RHELM's questions are asked a few
+ * weeks after their evidence, each on its own day, and see only the records up to it (the question-date protocol).
+ * Asked all at the end, every question would see the whole history, and a design could not be rewarded for what
+ * such a question favours: the records of the last weeks before it. So in those histories each item is asked a
+ * seeded number of days after its latest dated evidence, drawn from the development questions' own delays
+ * ({@link ASKED_AFTER_DECILES}). Chats between people (LoCoMo) are questioned after the fact, undated: their items
+ * are all asked the day after the history's last dated record, and see every record.
  *
  * A date loses its year only when the host's date resolver, reading the new question against the asked day, finds
  * that date where it was. The resolver picks the year nearest the asked day, so a date more than about half a year
@@ -16,7 +23,7 @@ import { resolveDates } from '../../text/resolve-dates.ts';
 import type { Rng } from '../rng.ts';
 
 /** Version of these rules, recorded with the runs that used them. */
-export const ASKED_DATES = 'asked-dates@1';
+export const ASKED_DATES = 'asked-dates@2';
 
 /**
  * The share of date mentions that keep their year, by kind of history. Calibrated on the development histories only:
@@ -45,13 +52,79 @@ function ordinal(n: number): string {
 export function askedDayOf(records: readonly Pick<SourceRecord, 'time'>[]): string | undefined {
   let last: string | undefined;
   for (const r of records) {
-    const day = /^\d{4}-\d{2}-\d{2}/.exec(r.time ?? '')?.[0];
+    const day = dayOf(r.time);
     if (day && (last === undefined || day > last)) last = day;
   }
-  if (last === undefined) return undefined;
-  const t = new Date(`${last}T00:00:00Z`);
-  t.setUTCDate(t.getUTCDate() + 1);
+  return last === undefined ? undefined : plusDays(last, 1);
+}
+
+/**
+ * Days from a question's latest dated evidence to the day it is asked, at the deciles (0th to 100th percentile) of
+ * the 160 official questions with dated evidence of RHELM's development personas (Jonas_Richter,
+ * Justice_Arvind_Prakash_Mehra): median 38 days, 90th percentile 88. Their lowest decile (evidence on or after the
+ * question's own day) is raised to one day, so the evidence is always visible.
+ */
+export const ASKED_AFTER_DECILES = [1, 5, 14, 22, 35, 38, 44, 53, 61, 88, 330] as const;
+
+/** A delay drawn from {@link ASKED_AFTER_DECILES}, linear between deciles (one draw). */
+export function askedAfterDays(rng: Rng): number {
+  const u = rng.next() * 10;
+  const i = Math.min(9, Math.floor(u));
+  const a = ASKED_AFTER_DECILES[i]!;
+  const b = ASKED_AFTER_DECILES[i + 1]!;
+  return Math.round(a + (b - a) * (u - i));
+}
+
+function dayOf(time: string | undefined): string | undefined {
+  return /^\d{4}-\d{2}-\d{2}/.exec(time ?? '')?.[0];
+}
+
+function plusDays(day: string, n: number): string {
+  const t = new Date(`${day}T00:00:00Z`);
+  t.setUTCDate(t.getUTCDate() + n);
   return t.toISOString().slice(0, 10);
+}
+
+/** When the items of one history are asked. */
+export interface AskedDays {
+  /** True when each item gets its own day after its evidence; false when all are asked after the history. */
+  perItem: boolean;
+  /** Whether the history has a dated record (without one, no item is asked on a day). */
+  dated: boolean;
+  /**
+   * The day an item with these evidence records is asked (one draw from `rng` when `perItem`); undefined when the
+   * history has no dated record. Never before the evidence's latest day. An item whose evidence is undated (a
+   * document) is asked the day after a dated record drawn uniformly: any point of the history's activity.
+   */
+  dayFor(evidence: readonly string[], rng: Rng): string | undefined;
+}
+
+/** Asked days for the items of a history; `perItem` for a user's history with an assistant (see the module note). */
+export function createAskedDays(records: readonly Pick<SourceRecord, 'id' | 'time'>[], perItem: boolean): AskedDays {
+  const end = askedDayOf(records);
+  const dayById = new Map<string, string>();
+  const days: string[] = [];
+  for (const r of records) {
+    const d = dayOf(r.time);
+    if (d === undefined) continue;
+    dayById.set(r.id, d);
+    days.push(d);
+  }
+  return {
+    perItem,
+    dated: end !== undefined,
+    dayFor(evidence, rng) {
+      if (!perItem || end === undefined) return end;
+      const draw = rng.next();
+      let latest: string | undefined;
+      for (const id of evidence) {
+        const d = dayById.get(id);
+        if (d !== undefined && (latest === undefined || d > latest)) latest = d;
+      }
+      if (latest === undefined) return plusDays(days[Math.min(days.length - 1, Math.floor(draw * days.length))]!, 1);
+      return plusDays(latest, askedAfterDays(rng));
+    },
+  };
 }
 
 /** Inside quotation marks (a document's title names a date as part of a name, which must not change). */

@@ -5,7 +5,7 @@ import { nounUsage } from './phrases.ts';
 import type { Bundle } from '../bundles.ts';
 import { sectionPlace } from '../document-outline.ts';
 import type { QuestionType } from '../plan.ts';
-import type { RecordGraph } from '../record-graph.ts';
+import { type RecordGraph, userVoiceOf } from '../record-graph.ts';
 import type { Rng } from '../rng.ts';
 import { buildPostings, tokensIn } from './cues.ts';
 import { ClauseIndex } from './clause-index.ts';
@@ -48,7 +48,7 @@ import {
 } from './templates.ts';
 
 /** Name and version of the offline generator, written into every item it makes. */
-export const RULE_BASED_GENERATOR = 'rule-based@23';
+export const RULE_BASED_GENERATOR = 'rule-based@24';
 
 /** Question types the rule-based generator can write. */
 export const RULE_BASED_TYPES: readonly QuestionType[] = ['single-hop', 'multi-hop', 'temporal', 'aggregation', 'false-premise'];
@@ -85,7 +85,7 @@ export function createRuleContext(graph: RecordGraph): RuleContext {
     speakers,
     speakerStems,
     multiSpeaker: turnSpeakers.size >= 2,
-    userVoice: userTurns(graph) > graph.records.filter((r) => r.kind === 'turn').length / 2,
+    userVoice: userVoiceOf(graph),
     nounUsage: usage,
     kinds: kindsMemo(
       graph.records.map((r) => r.text),
@@ -116,10 +116,6 @@ export function createRuleContext(graph: RecordGraph): RuleContext {
       return f;
     },
   };
-}
-
-function userTurns(graph: RecordGraph): number {
-  return graph.records.filter((r) => r.kind === 'turn' && r.text.startsWith('User: ')).length;
 }
 
 /** How many checkable facts a record holds, plus one: the offline generator's seed weight. */
