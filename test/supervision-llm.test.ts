@@ -5,7 +5,7 @@ import type { History } from '../src/history/record.ts';
 import { createLlmClient } from '../src/llm/client.ts';
 import { loadLlmConfig } from '../src/llm/config.ts';
 import { generateSupervision } from '../src/supervision/generate.ts';
-import { buildRecordGraph } from '../src/supervision/record-graph.ts';
+import { buildRecordGraph, userVoiceOf } from '../src/supervision/record-graph.ts';
 import { sampleBundles } from '../src/supervision/bundles.ts';
 import { createLlmProcessor, gapAsked, LLM_GAP_SHARE } from '../src/supervision/llm-generator.ts';
 import { askedDayOf } from '../src/supervision/rule-based/asked-dates.ts';
@@ -75,7 +75,7 @@ beforeAll(async () => {
 });
 afterAll(async () => server.close());
 
-async function run(s: Script, n = 1) {
+async function run(s: Script, n = 1, on: History = history) {
   script = s;
   server.reset();
   const config = loadLlmConfig(
@@ -90,7 +90,7 @@ async function run(s: Script, n = 1) {
     },
   );
   const llm = createLlmClient(config, { sleep: async () => {} });
-  return generateSupervision(history, { mode: 'llm', llm, n, types: ['multi-hop'], bundleTokens: 4000, seed: 2 });
+  return generateSupervision(on, { mode: 'llm', llm, n, types: ['multi-hop'], bundleTokens: 4000, seed: 2 });
 }
 
 describe('LLM generation pipeline against a scripted OpenAI-compatible server', () => {
@@ -132,6 +132,20 @@ describe('LLM generation pipeline against a scripted OpenAI-compatible server', 
     const day = askedDayOf(records);
     expect(day).toBeDefined();
     expect(item.date).toBe(day);
+    for (const i of [1, 2, 3]) expect(JSON.stringify(server.chatRequests()[i]!.body.messages)).toContain(`Asked on: ${day}`);
+  });
+
+  it("asks a user's question on its own day after its evidence, and tells the questioner, auditor and reader that day", async () => {
+    // The same history as a user's with an assistant: most turns are the user's.
+    const own: History = { ...history, records: records.map((r) => (r.kind === 'turn' ? { ...r, text: `User: ${r.text}` } : r)) };
+    const { items } = await run(good, 1, own);
+    expect(items).toHaveLength(1);
+    const day = items[0]!.date!;
+    // The evidence (D1:1, D1:3) is dated 2023-05-08: asked 1 to 330 days later.
+    expect(day > '2023-05-08').toBe(true);
+    expect(day <= '2024-04-02').toBe(true);
+    expect(userVoiceOf(own)).toBe(true);
+    expect(day).not.toBe(askedDayOf(own.records));
     for (const i of [1, 2, 3]) expect(JSON.stringify(server.chatRequests()[i]!.body.messages)).toContain(`Asked on: ${day}`);
   });
 
