@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ASKED_AFTER_DECILES, askedDayOf, askedForm, createAskedDays } from '../src/supervision/rule-based/asked-dates.ts';
+import { ASKED_AFTER_DECILES, ASKING_STEP, askedDayOf, askedForm, createAskedDays } from '../src/supervision/rule-based/asked-dates.ts';
 import { createRng } from '../src/util/rng.ts';
 import { resolveDates } from '../src/text/resolve-dates.ts';
 
@@ -11,7 +11,7 @@ describe('questions asked on a day', () => {
     expect(askedDayOf([{}, { time: 'sometime' }])).toBeUndefined();
   });
 
-  it("in a user's history are asked a drawn delay after the item's latest dated evidence, each on its own day", () => {
+  it("in a user's history are asked a drawn delay after the item's latest dated evidence, on a monthly grid", () => {
     const records = [
       { id: 'a', time: '2024-01-10T09:00:00' },
       { id: 'b', time: '2024-03-02' },
@@ -27,13 +27,15 @@ describe('questions asked on a day', () => {
       delays.push((Date.parse(day) - Date.parse('2024-03-02')) / 86_400_000);
     }
     expect(Math.min(...delays)).toBeGreaterThanOrEqual(1);
-    expect(Math.max(...delays)).toBeLessThanOrEqual(ASKED_AFTER_DECILES[10]);
+    expect(Math.max(...delays)).toBeLessThanOrEqual(ASKED_AFTER_DECILES[10] + ASKING_STEP / 2);
+    // Asked on the monthly grid from the first dated day (2024-01-10): 2024-03-10 is 8 days after the evidence.
+    expect(delays.every((d) => (d - 8) % ASKING_STEP === 0)).toBe(true);
     // The drawn delays follow the development questions' deciles: about half within the median's 38 days.
     const median = [...delays].sort((x, y) => x - y)[200]!;
     expect(median).toBeGreaterThan(30);
     expect(median).toBeLessThan(46);
-    // Undated evidence (a document): the day after one of the history's dated records.
-    const after = new Set(['2024-01-11', '2024-03-03', '2024-07-01']);
+    // Undated evidence (a document): the first grid day after one of the history's dated records.
+    const after = new Set(['2024-02-09', '2024-03-10', '2024-07-08']);
     const seen = new Set<string>();
     for (let i = 0; i < 60; i++) seen.add(days.dayFor(['doc'], rng)!);
     expect([...seen].every((d) => after.has(d))).toBe(true);

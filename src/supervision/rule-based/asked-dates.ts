@@ -10,7 +10,7 @@
  * Asked all at the end, every question would see the whole history, and a design could not be rewarded for what
  * such a question favours: the records of the last weeks before it. So in those histories each item is asked a
  * seeded number of days after its latest dated evidence, drawn from the development questions' own delays
- * ({@link ASKED_AFTER_DECILES}). Chats between people (LoCoMo) are questioned after the fact, undated: their items
+ * ({@link ASKED_AFTER_DECILES}) and taken to the nearest day of a monthly grid ({@link ASKING_STEP}). Chats between people (LoCoMo) are questioned after the fact, undated: their items
  * are all asked the day after the history's last dated record, and see every record.
  *
  * A date loses its year only when the host's date resolver, reading the new question against the asked day, finds
@@ -85,6 +85,16 @@ function plusDays(day: string, n: number): string {
   return t.toISOString().slice(0, 10);
 }
 
+/**
+ * Days between the days a user's items can be asked: every ASKING_STEP days from the history's first dated day. Each
+ * asked day is a group the evaluator replays (a memory grown by the design's `add`, derived state rebuilt), so a day
+ * per item made a 20-iteration RHELM search about five times slower; on a 30-day grid the drawn delays keep their
+ * median (the nearest grid day is taken) and a history has about one asked day per month of its span.
+ */
+export const ASKING_STEP = 30;
+
+const DAY_MS = 86_400_000;
+
 /** When the items of one history are asked. */
 export interface AskedDays {
   /** True when each item gets its own day after its evidence; false when all are asked after the history. */
@@ -92,9 +102,10 @@ export interface AskedDays {
   /** Whether the history has a dated record (without one, no item is asked on a day). */
   dated: boolean;
   /**
-   * The day an item with these evidence records is asked (one draw from `rng` when `perItem`); undefined when the
-   * history has no dated record. Never before the evidence's latest day. An item whose evidence is undated (a
-   * document) is asked the day after a dated record drawn uniformly: any point of the history's activity.
+   * The day an item with these evidence records is asked (draws from `rng` when `perItem`): the {@link ASKING_STEP}
+   * grid day nearest its latest dated evidence day plus a drawn delay, and after that evidence day; undefined when the
+   * history has no dated record. An item whose evidence is undated (a document) is asked on the first grid day after
+   * a dated record drawn uniformly: any point of the history's activity.
    */
   dayFor(evidence: readonly string[], rng: Rng): string | undefined;
 }
@@ -110,6 +121,13 @@ export function createAskedDays(records: readonly Pick<SourceRecord, 'id' | 'tim
     dayById.set(r.id, d);
     days.push(d);
   }
+  const first = Date.parse(`${[...days].sort()[0] ?? '1970-01-01'}T00:00:00Z`);
+  // The grid day nearest `target` that comes after `latest` (both epoch ms of a day).
+  const gridDay = (latest: number, target: number) => {
+    let k = Math.round((target - first) / (ASKING_STEP * DAY_MS));
+    while (first + k * ASKING_STEP * DAY_MS <= latest) k++;
+    return new Date(first + k * ASKING_STEP * DAY_MS).toISOString().slice(0, 10);
+  };
   return {
     perItem,
     dated: end !== undefined,
@@ -121,8 +139,12 @@ export function createAskedDays(records: readonly Pick<SourceRecord, 'id' | 'tim
         const d = dayById.get(id);
         if (d !== undefined && (latest === undefined || d > latest)) latest = d;
       }
-      if (latest === undefined) return plusDays(days[Math.min(days.length - 1, Math.floor(draw * days.length))]!, 1);
-      return plusDays(latest, askedAfterDays(rng));
+      if (latest === undefined) {
+        const at = Date.parse(`${days[Math.min(days.length - 1, Math.floor(draw * days.length))]!}T00:00:00Z`);
+        return gridDay(at, at);
+      }
+      const at = Date.parse(`${latest}T00:00:00Z`);
+      return gridDay(at, at + askedAfterDays(rng) * DAY_MS);
     },
   };
 }
