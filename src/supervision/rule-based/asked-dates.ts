@@ -10,8 +10,9 @@
  * Asked all at the end, every question would see the whole history, and a design could not be rewarded for what
  * such a question favours: the records of the last weeks before it. So in those histories each item is asked a
  * seeded number of days after its latest dated evidence, drawn from the development questions' own delays
- * ({@link ASKED_AFTER_DECILES}) and taken to the nearest day of a monthly grid ({@link ASKING_STEP}). Chats between people (LoCoMo) are questioned after the fact, undated: their items
- * are all asked the day after the history's last dated record, and see every record.
+ * ({@link ASKED_AFTER_DECILES}) and taken to the nearest day of a monthly grid ({@link ASKING_STEP}). Chats between
+ * people (LoCoMo) are questioned after the fact, undated: their items are all asked the day after the history's last
+ * dated record, and see every record.
  *
  * A date loses its year only when the host's date resolver, reading the new question against the asked day, finds
  * that date where it was. The resolver picks the year nearest the asked day, so a date more than about half a year
