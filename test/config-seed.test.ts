@@ -26,7 +26,10 @@ let items: QAItem[];
 
 beforeAll(async () => {
   run = await prepareDefaultRun('config-seed', 60);
-  items = [...run.splits.train.slice(0, 20), ...run.splits.val.slice(0, 20)];
+  // Without their asked days: each day is a group, and Base-BM25 grows its index there with `add` while the
+  // configurable seed (no `add`) stores afresh. The grown index holds the always-visible undated documents before the
+  // dated records added later, so BM25 ties can fall in another order; one store each compares the designs alone.
+  items = [...run.splits.train.slice(0, 20), ...run.splits.val.slice(0, 20)].map(({ date: _date, ...q }) => q);
   pool = createEvalPool({ size: 2 });
 }, 120_000);
 

@@ -88,9 +88,9 @@ function plusDays(day: string, n: number): string {
 
 /**
  * Days between the days a user's items can be asked: every ASKING_STEP days from the history's first dated day. Each
- * asked day is a group the evaluator replays (a memory grown by the design's `add`, derived state rebuilt), so a day
- * per item made a 20-iteration RHELM search about five times slower; on a 30-day grid the drawn delays keep their
- * median (the nearest grid day is taken) and a history has about one asked day per month of its span.
+ * asked day is a group the evaluator replays (a memory grown by the design's `add`, derived state rebuilt): with a day
+ * per item, an iteration of a RHELM search took about three times as long as on this grid. On a 30-day grid the drawn
+ * delays keep their median (the nearest grid day is taken) and a history has about one asked day per month of its span.
  */
 export const ASKING_STEP = 30;
 
