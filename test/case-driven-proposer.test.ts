@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { SourceRecord } from '../sandbox/contract.ts';
+import type { Question, SourceRecord } from '../sandbox/contract.ts';
 import { applyAndCheck, applyEdits } from '../src/design/apply-edits.ts';
 import { compileDesign } from '../src/design/compile.ts';
 import type { FailureCase } from '../src/diagnose/sample.ts';
@@ -88,6 +88,22 @@ function failure(question: string, text: string, evidence: string[], instead: st
     delivered: instead,
     missing: evidence,
   };
+}
+
+/** The unit ids a design ranks for `question` over `history`, in the sandbox. */
+async function rankedIn(source: string, history: SourceRecord[], question: Question): Promise<string[]> {
+  const compiled = await compileDesign(source);
+  if (!compiled.ok) throw new Error('no compile');
+  const created = await createSandbox(compiled.program, createHostTools());
+  if (!created.ok) throw new Error(created.failure.message);
+  try {
+    expect((await created.sandbox.store(history)).ok).toBe(true);
+    const hits = await created.sandbox.retrieve(question);
+    if (!hits.ok) throw new Error(hits.failure.message);
+    return hits.value.map((h) => h.unit);
+  } finally {
+    created.sandbox.dispose();
+  }
 }
 
 function context(failures: FailureCase[], training?: TrainingView, source = seed): ProposalContext {
@@ -258,20 +274,8 @@ describe('long evidence', () => {
       ),
       turn('s6:1', 'The kettle fuse blew, that kettle fuse again.', 'user', 's6', '2023-08-03T09:00:00'),
     ];
-    const top = async (source: string) => {
-      const compiled = await compileDesign(source);
-      if (!compiled.ok) throw new Error('no compile');
-      const created = await createSandbox(compiled.program, createHostTools());
-      if (!created.ok) throw new Error(created.failure.message);
-      try {
-        expect((await created.sandbox.store(history)).ok).toBe(true);
-        const hits = await created.sandbox.retrieve({ id: 'q', text: 'After the kettle fuse, what did the shed and the roof need?' });
-        if (!hits.ok) throw new Error(hits.failure.message);
-        return hits.value.slice(0, 2).map((h) => h.unit.split('#')[0]);
-      } finally {
-        created.sandbox.dispose();
-      }
-    };
+    const question = { id: 'q', text: 'After the kettle fuse, what did the shed and the roof need?' };
+    const top = async (source: string) => (await rankedIn(source, history, question)).slice(0, 2).map((u) => u.split('#')[0]);
     expect(await top(passages.source)).toEqual(['s6:1', 's5:1']);
     expect(await top(fused.source)).toEqual(['s5:1', 's6:1']);
   });
@@ -357,20 +361,8 @@ describe('the case-driven proposer', () => {
       turn('old:1', 'We walked the dog along the river.', 'user', 'old', '2023-01-05T09:00:00'),
       turn('new:1', 'We walked the dog along the canal.', 'user', 'new', '2023-07-20T09:00:00'),
     ];
-    const top = async (source: string, date?: string) => {
-      const compiled = await compileDesign(source);
-      if (!compiled.ok) throw new Error('no compile');
-      const created = await createSandbox(compiled.program, createHostTools());
-      if (!created.ok) throw new Error(created.failure.message);
-      try {
-        expect((await created.sandbox.store(history)).ok).toBe(true);
-        const hits = await created.sandbox.retrieve({ id: 'q', text: 'Where did we walk the dog?', ...(date ? { date } : {}) });
-        if (!hits.ok) throw new Error(hits.failure.message);
-        return hits.value[0]!.unit;
-      } finally {
-        created.sandbox.dispose();
-      }
-    };
+    const top = async (source: string, date?: string) =>
+      (await rankedIn(source, history, { id: 'q', text: 'Where did we walk the dog?', ...(date ? { date } : {}) }))[0];
     // Equal BM25 scores: the seed keeps the history's order; the recency boost prefers July's walk when asked in July.
     expect(await top(seed, '2023-07-27')).toBe('old:1');
     expect(await top(boosted.source, '2023-07-27')).toBe('new:1');
