@@ -1,7 +1,7 @@
 #!/bin/bash
-# A user's questions asked on their own day (rule-based@24) and the recency boost. RHELM seed-1 set; one RHELM
-# compare; the LoCoMo compare; the quick start and its fidelity. Run from the repository root:
-#   bash bench/results/2026-12-05-asked-per-item/reproduce.sh   (about 80 minutes)
+# A user's questions asked on their own day (rule-based@24) and the recency boost. RHELM seed-1 set; two RHELM
+# compares (RNG seeds 2 and 1, pooled); the LoCoMo compare; the quick start and its fidelity. From the repository root:
+#   bash bench/results/2026-12-05-asked-per-item/reproduce.sh   (about 2 hours)
 set -euo pipefail
 T=$(mktemp -d)
 D=bench/results/2026-12-05-asked-per-item
@@ -12,6 +12,18 @@ cp "$T/S1.jsonl.calibration.json" "$D/calibration-rhelm-seed1.json"
 npx memsteer compare --history rhelm:../shared/data/rhelm --supervision "$T/S1.jsonl" --iterations 20 --offline \
   --exclude-dev --rng-seed 2 --objective ranking --out "$T/rng2" | tee "$D/compare-rhelm-ranking-rng2.txt"
 cp "$T/rng2/compare.json" "$D/compare-rhelm-ranking-rng2.json"
+npx memsteer compare --history rhelm:../shared/data/rhelm --supervision "$T/S1.jsonl" --iterations 20 --offline \
+  --exclude-dev --rng-seed 1 --objective ranking --out "$T/rng1" | tee "$D/compare-rhelm-ranking-rng1.txt"
+cp "$T/rng1/compare.json" "$D/compare-rhelm-ranking-rng1.json"
+cat > ./.pool.mts <<'TS'
+import { readFileSync } from 'node:fs';
+import { CompareReportSchema } from './src/optimize/compare.ts';
+import { poolCompareReports } from './src/optimize/compare-seeds.ts';
+const reports = process.argv.slice(2).map((f) => CompareReportSchema.parse(JSON.parse(readFileSync(f, 'utf8'))));
+console.log(JSON.stringify(poolCompareReports(reports), null, 1));
+TS
+npx tsx ./.pool.mts "$D/compare-rhelm-ranking-rng1.json" "$D/compare-rhelm-ranking-rng2.json" > "$D/pooled-rng1-rng2.json"
+rm ./.pool.mts
 # LoCoMo: the set (~4 min; its items are asked after the chats, as before) and one compare (~10 min)
 npx memsteer generate --history locomo:../shared/data/locomo/locomo10.json --out "$T/L.jsonl" --offline --report
 cp "$T/L.jsonl.calibration.json" "$D/calibration-locomo-seed1.json"
