@@ -196,7 +196,10 @@ export function createLlmProcessor(o: LlmProcessorOptions): BundleProcessor {
       stats.stages['plan-checks'].out++;
       const plan = pc.plan;
 
-      const askedDay = askedDays.dayFor([...new Set(plan.facts.map((f) => f.record))], createRng(`${bundle.id}:asked-day`));
+      const askedDay = askedDays.dayFor(
+        plan.facts.map((f) => f.record),
+        createRng(`${bundle.id}:asked-day`),
+      );
       const askedLine = askedDay ? `Asked on: ${askedDay}\n\n` : '';
       stats.stages.question.in++;
       const avoid = gapAsked(bundle.id, gapShare)

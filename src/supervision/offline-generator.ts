@@ -123,7 +123,10 @@ export function createOfflineProcessor(o: OfflineProcessorOptions): BundleProces
             reject(stats, 'plan:quote-not-in-record');
             continue;
           }
-          const day = askedDays.dayFor([...new Set(located.evidence.map((e) => e.record))], dayRng);
+          const day = askedDays.dayFor(
+            located.evidence.map((e) => e.record),
+            dayRng,
+          );
           const d = dated(asAsked(cand.question, day, cand.plan.answer, cand.plan.answerType, members), cand.question, day);
           out.push({
             type: cand.type,

@@ -116,13 +116,15 @@ export function createAskedDays(records: readonly Pick<SourceRecord, 'id' | 'tim
   const end = askedDayOf(records);
   const dayById = new Map<string, string>();
   const days: string[] = [];
+  let firstDay = '9999-12-31';
   for (const r of records) {
     const d = dayOf(r.time);
     if (d === undefined) continue;
     dayById.set(r.id, d);
     days.push(d);
+    if (d < firstDay) firstDay = d;
   }
-  const first = Date.parse(`${[...days].sort()[0] ?? '1970-01-01'}T00:00:00Z`);
+  const first = Date.parse(`${firstDay}T00:00:00Z`);
   // The grid day nearest `target` that comes after `latest` (both epoch ms of a day).
   const gridDay = (latest: number, target: number) => {
     let k = Math.round((target - first) / (ASKING_STEP * DAY_MS));
