@@ -171,6 +171,8 @@ describe('the offline generator places questions in their day', () => {
       expect(it.evidence.map((e) => e.record)).not.toContain(record);
       const at = g.index.get(record)!;
       const situationDay = g.records[at]!.time!.slice(0, 10);
+      // Asked once the event that names its day has happened, as well as its evidence.
+      expect(it.date! > situationDay).toBe(true);
       if (it.answerType === 'date') {
         // Another day, on the side the question says.
         const asked = resolveDates(it.answer)[0]!.date;

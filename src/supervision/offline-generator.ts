@@ -231,7 +231,10 @@ export function createOfflineProcessor(o: OfflineProcessorOptions): BundleProces
             reading = g.reading;
           } else reject(stats, `situation:${g.reason}`);
         }
-        const day = askedDays.dayFor(evidenceRecords, dayRng);
+        // Asked once the question can be: after its evidence and after the event that names its day, which for a day
+        // answered may come up to a month later ("When did I repair the tire, some time before I flew to Lisbon?").
+        const told = situated.situationRecord;
+        const day = askedDays.dayFor(told ? [...evidenceRecords, told] : evidenceRecords, dayRng);
         const d = dated(asAsked(question, day, cand.plan.answer, cand.plan.answerType, members), question, day);
         const original =
           rephrased && originalReading ? asAsked(cand.question, day, cand.plan.answer, cand.plan.answerType, members) : undefined;

@@ -24,7 +24,7 @@ import { resolveDates } from '../../text/resolve-dates.ts';
 import type { Rng } from '../rng.ts';
 
 /** Version of these rules, recorded with the runs that used them. */
-export const ASKED_DATES = 'asked-dates@2';
+export const ASKED_DATES = 'asked-dates@3';
 
 /**
  * The share of date mentions that keep their year, by kind of history. Calibrated on the development histories only:
@@ -103,7 +103,8 @@ export interface AskedDays {
   /** Whether the history has a dated record (without one, no item is asked on a day). */
   dated: boolean;
   /**
-   * The day an item with these evidence records is asked (draws from `rng` when `perItem`): the {@link ASKING_STEP}
+   * The day an item resting on these records (its evidence, and the record its question names its day by) is asked
+   * (draws from `rng` when `perItem`): the {@link ASKING_STEP}
    * grid day nearest its latest dated evidence day plus a drawn delay, and after that evidence day; undefined when the
    * history has no dated record. An item whose evidence is undated (a document) is asked on the first grid day after
    * a dated record drawn uniformly: any point of the history's activity.
