@@ -47,8 +47,8 @@ function expectSound(history: History, items: QAItem[], min: number): void {
   }
   expect(new Set(items.map((i) => i.question.toLowerCase())).size).toBe(items.length);
   // Chats between people are asked the day after the last record; a user's history with an assistant item by item,
-  // on a 30-day grid from the first dated day, 1 to 345 days after the item's latest dated evidence (any grid day
-  // when its evidence is undated). A question that lost a year names, read on its day, the dates its explicit form
+  // on a 30-day grid from the first dated day, 1 to 345 days after the item's latest dated evidence or the record its
+  // situation names, if later (any grid day when its evidence is undated). A question that lost a year names, read on its day, the dates its explicit form
   // (what the blind reader read) names.
   const end = askedDayOf(history.records);
   expect(end).toBeDefined();
@@ -61,8 +61,9 @@ function expectSound(history: History, items: QAItem[], min: number): void {
       continue;
     }
     expect(daysFrom(first, item.date!) % ASKING_STEP, item.id).toBe(0);
-    const latest = item.evidence
-      .map((e) => dayOf.get(e.record))
+    const told = item.checks?.situationRecord;
+    const latest = [...item.evidence.map((e) => e.record), ...(typeof told === 'string' ? [told] : [])]
+      .map((id) => dayOf.get(id))
       .filter((d): d is string => d !== undefined)
       .sort()
       .at(-1);
