@@ -48,8 +48,8 @@ function expectSound(history: History, items: QAItem[], min: number): void {
   expect(new Set(items.map((i) => i.question.toLowerCase())).size).toBe(items.length);
   // Chats between people are asked the day after the last record; a user's history with an assistant item by item,
   // on a 30-day grid from the first dated day, 1 to 345 days after the item's latest dated evidence or the record its
-  // situation names, if later (any grid day when its evidence is undated). A question that lost a year names, read on its day, the dates its explicit form
-  // (what the blind reader read) names.
+  // situation names, if later (any grid day when its evidence is undated). A question that lost a year names, read on
+  // its day, the dates its explicit form (what the blind reader read) names.
   const end = askedDayOf(history.records);
   expect(end).toBeDefined();
   const dayOf = new Map(history.records.map((r) => [r.id, r.time?.slice(0, 10)]));
