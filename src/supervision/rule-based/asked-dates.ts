@@ -104,10 +104,10 @@ export interface AskedDays {
   dated: boolean;
   /**
    * The day an item resting on these records (its evidence, and the record its question names its day by) is asked
-   * (draws from `rng` when `perItem`): the {@link ASKING_STEP}
-   * grid day nearest its latest dated evidence day plus a drawn delay, and after that evidence day; undefined when the
-   * history has no dated record. An item whose evidence is undated (a document) is asked on the first grid day after
-   * a dated record drawn uniformly: any point of the history's activity.
+   * (draws from `rng` when `perItem`): the {@link ASKING_STEP} grid day nearest the latest of their dated days plus a
+   * drawn delay, and after that day; undefined when the history has no dated record. An item whose records are all
+   * undated (documents) is asked on the first grid day after a dated record drawn uniformly: any point of the
+   * history's activity.
    */
   dayFor(evidence: readonly string[], rng: Rng): string | undefined;
 }
