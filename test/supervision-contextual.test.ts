@@ -9,6 +9,7 @@ import { createRng } from '../src/supervision/rng.ts';
 import { createRuleContext } from '../src/supervision/rule-based/generator.ts';
 import {
   contextualQuestion,
+  namesADate,
   cueFor,
   sharedContentStems,
   threadUtterances,
@@ -90,6 +91,11 @@ describe('context-linked questions (answer turn + cue turn)', () => {
       records: records.filter((r) => r.id !== 'D1:4'),
     });
     expect(gap.answerable).toBe(false);
+  });
+
+  it('never names a cue by a month or a weekday: that is when something was said, not what', () => {
+    for (const p of ['June', 'Thursdays', 'the July trip', 'Sunday brunch']) expect(namesADate(p), p).toBe(true);
+    for (const p of ['the march', 'the summer break', 'Mayfair', 'Dell']) expect(namesADate(p), p).toBe(false);
   });
 
   it('splits User/Assistant turns into two utterances, so the user message can cue the assistant reply', () => {

@@ -96,6 +96,21 @@ describe('statements read with wink-nlp', () => {
       object: 'quick stir-fry',
       head: 'fry',
     });
+    // An object that stops where the sentence does not (wink read a word of the compound as a verb or adjective, split
+    // off a possessive, or the "object" is the subject of what was noticed) is no clause; a time phrase after it is.
+    for (const cut of [
+      'I steeped a lemon-mint iced tea after my workout.',
+      'I recommended dustproof camera covers since the wind kicked up.',
+      'I handled the screen sharing glitch fine.',
+      'I joined Dr. Nowak’s guest lecture on digital rights.',
+      'I noticed Leila was already inside.',
+      'I saw the Perseid meteor shower.',
+    ])
+      expect(said(cut), cut).toEqual([]);
+    expect(said('I visited the beach last week.')).toEqual(['visit  beach']);
+    expect(said('I went to the support group yesterday.')).toEqual(['go to support group']);
+    expect(said('I cleaned the garage listening to music.')).toEqual(['clean  garage']);
+    expect(said('I left the party early.')).toEqual(['leave  party']);
   });
 
   it('forms gerunds for the comparison questions', () => {

@@ -90,6 +90,30 @@ export function objectAt(toks: readonly NlpToken[], k: number): { from: number; 
   return { from, to, det: determiner, head: last };
 }
 
+/** Adjectives that start a time phrase after the object ("visited the beach last week"), not a longer noun. */
+const TIME_ADJ = new Set(['last', 'next', 'past', 'previous', 'early', 'late']);
+
+/**
+ * Whether the object read up to token `to` stops short of what the sentence says. wink tags a word inside a compound
+ * noun as a verb or adjective ("a lemon-mint iced tea", "dustproof camera covers", "the screen sharing glitch") or
+ * splits off a possessive ("Frau Becker's Hamburg insights"), so the object ends on a modifier ("steeped a lemon-mint");
+ * after a perception verb the "object" is the subject of a clause ("noticed Leila was already inside"). Such a clause
+ * is not read at all: a question asked of half a phrase is one no one would ask.
+ */
+export function cutShort(toks: readonly NlpToken[], to: number): boolean {
+  const next = toks[to + 1];
+  if (!next) return false;
+  const after = toks[to + 2];
+  const noun = (t: NlpToken | undefined) => (t?.pos === 'NOUN' || t?.pos === 'PROPN') && !TIME_WORDS.has(t.lemma);
+  if (next.pos === 'AUX') return true;
+  // "left the store carrying bags" is lost with "the screen sharing glitch"; "spent the morning reading" stays.
+  if (next.pos === 'VERB') return !/ing$/i.test(next.text) || noun(after) || TIME_WORDS.has(after?.lemma ?? '');
+  if (next.pos === 'PART') return /^['’]s$/i.test(next.text);
+  if (next.pos === 'ADJ') return !TIME_ADJ.has(next.lemma) && noun(after);
+  // "LGBTQ+ pride parade": a symbol glued to the last word belongs to it.
+  return next.pos === 'SYM' && next.start === toks[to]!.end;
+}
+
 /** First-person clauses of one sentence, said by `who`. */
 export function clausesOfSentence(s: NlpSentence, who: string): Clause[] {
   const out: Clause[] = [];
@@ -129,7 +153,7 @@ export function clausesOfSentence(s: NlpSentence, who: string): Clause[] {
       preps.push(t[at++]!.lemma);
     if (tense === 'present' && preps.length) continue;
     const o = objectAt(t, at);
-    if (!o) continue;
+    if (!o || cutShort(t, o.to)) continue;
     const head = o.head.lemma;
     // "I love having …", "I spent a good chunk of …": no thing of its own.
     if (LIGHT.has(o.head.lemma) && o.head.pos === 'VERB') continue;
@@ -169,7 +193,7 @@ function attributesOf(s: NlpSentence, who: string): Clause[] {
     if (be?.pos !== 'AUX' || be.lemma !== 'be' || !/^(?:is|was|'s|’s)$/i.test(be.text)) continue;
     if (t[m + 1] && /^(?:not|n't|so|really|very|just|like)$/i.test(t[m + 1]!.text)) continue;
     const o = objectAt(t, m + 1);
-    if (!o || POSSESSIVE_DET.has(o.det)) continue;
+    if (!o || POSSESSIVE_DET.has(o.det) || cutShort(t, o.to)) continue;
     const last = t[m - 1]!;
     if (GENERIC_HEADS.has(last.lemma)) continue;
     const attribute = s.text.slice(t[k + 1]!.start - s.start, last.end - s.start).toLowerCase();
