@@ -307,12 +307,28 @@ describe("a user's own history: questions in the first person", () => {
       ['Did the user join a chess club before reading the book?', 'Did I join a chess club before reading the book?'],
       ['What did the user paint after joining a chess club?', 'After joining a chess club, what did I paint?'],
       ['Where has the user been?', 'Where have I been?'],
+      // The context-linked and document questions: the user is "I", the assistant "you".
+      [
+        'After the user talked about the trip in May 2024, which name did the assistant mention in reply?',
+        'After I talked about the trip in May 2024, which name did you mention in reply?',
+      ],
+      [
+        'Right before the assistant talked about the column, what date did the user mention?',
+        'Right before you talked about the column, what date did I mention?',
+      ],
+      [
+        'In the document the assistant shared while talking about the menu, which list is mentioned?',
+        'In the document you shared while talking about the menu, which list is mentioned?',
+      ],
     ];
     for (const [third, first] of pairs) {
       expect(inUserVoice(third!)).toBe(first);
       expect(aboutUser(first!)).toBe(third);
     }
     expect(inUserVoice('What did Ana join?')).toBe('What did Ana join?');
+    // Half a question in the first person could not be read back whole: it stays as it is.
+    const mixed = 'After the user talked about the trip, which name did you give the user?';
+    expect(inUserVoice(mixed)).toBe(mixed);
   });
 
   it('asks the user which kind of thing they did, and the blind reader recovers it from their half of the turn', async () => {

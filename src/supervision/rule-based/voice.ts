@@ -43,15 +43,35 @@ const PAIRS: ReadonlyArray<[RegExp, string, RegExp, string]> = [
   ],
 ];
 
+/**
+ * Where the context-linked and document questions name a speaker of the conversation as the subject of what was said
+ * ("After the user talked about …, which name did the assistant mention?", "In the document the assistant shared
+ * while …"): there "the user" is "I" and "the assistant" is "you", as a user asks RHELM's own questions ("When you
+ * prompted me to revisit …").
+ */
+const ROLE_SLOT = /\b(did|After|before|when|document) the (user|assistant) (mention|talk|talked|asked|shared)\b/g;
+const OWN_SLOT = /\b(did|After|before|when|document) (I|you) (mention|talk|talked|asked|shared)\b/g;
+/** Words that already speak of the user or the assistant in the first or second person. */
+const SPOKEN = /\b(?:I|me|my|you|your)\b/i;
+
 /** The user's own wording of a third-person question about "the user" (other questions unchanged). */
 export function inUserVoice(question: string): string {
-  if (!question.includes(USER)) return question;
+  if (!question.includes(USER) && !question.includes('the assistant')) return question;
   for (const [third, first] of PAIRS) if (third.test(question)) return question.replace(third, first);
-  return question;
+  // Only whole: a question keeping a "the user" elsewhere, or already saying "I" or "you", could not be read back.
+  if (SPOKEN.test(question)) return question;
+  const own = question.replace(
+    ROLE_SLOT,
+    (_, before: string, who: string, verb: string) => `${before} ${who === 'user' ? 'I' : 'you'} ${verb}`,
+  );
+  return /\bthe (?:user|assistant)\b/i.test(own) ? question : own;
 }
 
 /** The third-person form of a question in the user's voice (the inverse of {@link inUserVoice}). */
 export function aboutUser(question: string): string {
   for (const [, , first, third] of PAIRS) if (first.test(question)) return question.replace(first, third);
-  return question;
+  return question.replace(
+    OWN_SLOT,
+    (_, before: string, who: string, verb: string) => `${before} the ${who === 'I' ? 'user' : 'assistant'} ${verb}`,
+  );
 }
