@@ -1,7 +1,7 @@
 #!/bin/bash
 # rule-based@25: a situated question is asked after the event that names its day. RHELM seed-1 set and its
 # calibration table; the RHELM compares at RNG seeds 2 and 1, pooled; the quick start and its fidelity. From the repository root:
-#   bash bench/results/2026-12-05-asked-after-situation/reproduce.sh   (about 90 minutes)
+#   bash bench/results/2026-12-05-asked-after-situation/reproduce.sh   (about two hours and a half)
 set -euo pipefail
 T=$(mktemp -d)
 D=bench/results/2026-12-05-asked-after-situation
@@ -14,6 +14,9 @@ cp "$T/rng2/compare.json" "$D/compare-rhelm-ranking-rng2.json"
 npx memsteer compare --history rhelm:../shared/data/rhelm --supervision "$T/S1.jsonl" --iterations 20 --offline \
   --exclude-dev --rng-seed 1 --objective ranking --out "$T/rng1" | tee "$D/compare-rhelm-ranking-rng1.txt"
 cp "$T/rng1/compare.json" "$D/compare-rhelm-ranking-rng1.json"
+npx memsteer compare --history rhelm:../shared/data/rhelm --supervision "$T/S1.jsonl" --iterations 20 --offline \
+  --exclude-dev --rng-seed 3 --objective ranking --out "$T/rng3" | tee "$D/compare-rhelm-ranking-rng3.txt"
+cp "$T/rng3/compare.json" "$D/compare-rhelm-ranking-rng3.json"
 cat > ./.pool.mts <<'TS'
 import { readFileSync } from 'node:fs';
 import { CompareReportSchema } from './src/optimize/compare.ts';
@@ -22,6 +25,8 @@ const reports = process.argv.slice(2).map((f) => CompareReportSchema.parse(JSON.
 console.log(JSON.stringify(poolCompareReports(reports), null, 1));
 TS
 npx tsx ./.pool.mts "$D/compare-rhelm-ranking-rng1.json" "$D/compare-rhelm-ranking-rng2.json" > "$D/pooled-rng1-rng2.json"
+npx tsx ./.pool.mts "$D/compare-rhelm-ranking-rng1.json" "$D/compare-rhelm-ranking-rng2.json" \
+  "$D/compare-rhelm-ranking-rng3.json" > "$D/pooled-rng1-rng2-rng3.json"
 rm ./.pool.mts
 npm start | tee "$T/start.out"
 R=$(ls -td archive/start-* | head -1)
