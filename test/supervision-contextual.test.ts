@@ -9,7 +9,6 @@ import { createRng } from '../src/supervision/rng.ts';
 import { createRuleContext } from '../src/supervision/rule-based/generator.ts';
 import {
   contextualQuestion,
-  namesADate,
   cueFor,
   sharedContentStems,
   threadUtterances,
@@ -19,6 +18,7 @@ import { generateSupervision } from '../src/supervision/generate.ts';
 import { createOfflineBlindReader } from '../src/supervision/offline-reader.ts';
 import { checkQuestion } from '../src/supervision/question-checks.ts';
 import { verifySpan } from '../src/supervision/spans.ts';
+import { namesADate } from '../src/supervision/rule-based/gist.ts';
 import { whoAt } from '../src/supervision/rule-based/speakers.ts';
 import { turn } from './helpers/turn.ts';
 
@@ -93,7 +93,7 @@ describe('context-linked questions (answer turn + cue turn)', () => {
     expect(gap.answerable).toBe(false);
   });
 
-  it('never names a cue by a month or a weekday: that is when something was said, not what', () => {
+  it('never takes a month or a weekday for a gist: that is when something was said, not what', () => {
     for (const p of ['June', 'Thursdays', 'the July trip', 'Sunday brunch']) expect(namesADate(p), p).toBe(true);
     for (const p of ['the march', 'the summer break', 'Mayfair', 'Dell']) expect(namesADate(p), p).toBe(false);
   });

@@ -1,4 +1,4 @@
-import { formatDate, MONTH_NAMES, WEEKDAY_NAMES } from '../../text/date-parse.ts';
+import { formatDate } from '../../text/date-parse.ts';
 import { isStopword } from '../../text/text.ts';
 import type { AnswerType } from '../../history/record.ts';
 import { recordDate } from '../bundles.ts';
@@ -112,16 +112,6 @@ export function sharedContentStems(ctx: RuleContext, question: string, region: P
     if (own.has(t.stem)) out.add(t.stem);
   }
   return [...out];
-}
-
-const DATE_NAME = new RegExp(`\\b(?:${[...MONTH_NAMES, ...WEEKDAY_NAMES].join('|')})s?\\b`);
-
-/**
- * Whether a cue phrase names a month or a weekday ("June", "Thursdays"): that is when something was said, not what,
- * so "After the user talked about June on June 12, …" names no topic of the cue.
- */
-export function namesADate(phrase: string): boolean {
-  return DATE_NAME.test(phrase);
 }
 
 /** What the question asks for in the answer utterance: a computed, unique phrase of it. */
@@ -338,7 +328,7 @@ export function contextualQuestion(
     scopes: TIMED,
     exclude,
     within: cue,
-    filter: (p) => !namesADate(p.text) && (thingWord(ctx, p.words[p.words.length - 1]!.word.toLowerCase(), true) || /^[A-Z]/.test(p.text)),
+    filter: (p) => thingWord(ctx, p.words[p.words.length - 1]!.word.toLowerCase(), true) || /^[A-Z]/.test(p.text),
   });
   if (!g) return undefined;
   const when = timePhrase(g.scope, recordDate(cueRecord));

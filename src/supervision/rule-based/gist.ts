@@ -3,6 +3,7 @@ import type { Rng } from '../rng.ts';
 import { tokensIn } from './cues.ts';
 import type { Sentence } from './facts.ts';
 import { whoAt } from './speakers.ts';
+import { MONTH_NAMES, WEEKDAY_NAMES } from '../../text/date-parse.ts';
 import { inTimeScope, nounPhrases, type Phrase, type TimeScope } from './phrases.ts';
 import type { RuleContext } from './rule-context.ts';
 
@@ -68,6 +69,16 @@ export function scopedMatches(ctx: RuleContext, i: number, stems: readonly strin
   });
 }
 
+const DATE_NAME = new RegExp(`\\b(?:${[...MONTH_NAMES, ...WEEKDAY_NAMES].join('|')})s?\\b`);
+
+/**
+ * Whether a phrase names a month or a weekday ("June", "Thursdays"): that is when something was said, not what,
+ * so it names no topic ("After the user talked about June on June 12, …"); a gist never does.
+ */
+export function namesADate(phrase: string): boolean {
+  return DATE_NAME.test(phrase);
+}
+
 /**
  * Picks a phrase of sentence `s` of record `i` and the least precise time scope that makes its match unique,
  * preferring phrases whose words also occur elsewhere in the history (a real question's words rarely select
@@ -81,7 +92,7 @@ export function pickGist(ctx: RuleContext, i: number, s: Pick<Sentence, 'start' 
   const maxDf = Math.max(6, Math.floor(ctx.graph.records.length * MAX_WORD_SHARE));
   const cands: Array<{ g: Gist; w: number }> = [];
   for (const p of nounPhrases(r.text, within, ctx.nounUsage, o.avoid)) {
-    if (p.stems.some((t) => o.exclude?.has(t) || ctx.speakerStems.has(t))) continue;
+    if (p.stems.some((t) => o.exclude?.has(t) || ctx.speakerStems.has(t)) || namesADate(p.text)) continue;
     const dfs = p.stems.map((t) => ctx.postings.get(t)?.length ?? 0);
     if (dfs.some((d) => d === 0 || d > maxDf)) continue;
     if (o.filter && !o.filter(p)) continue;
