@@ -206,11 +206,18 @@ describe.skipIf(!existsSync(LOCOMO))('the offline generator with the lexical gap
   it('rephrases some items, never changing an answer or its evidence', async () => {
     const plain = await run(createOfflineBlindReader(), false);
     const gapped = await run(createOfflineBlindReader(), {});
-    const byQuestion = new Map(plain.map((a) => [a.question, a]));
+    // Matched by the templated wording: the asked form may drop a date's year by a draw of the run's date stream, which
+    // a rephrased item's original takes after its rephrasing's (offline-generator.ts's asAsked).
+    const byQuestion = new Map(plain.map((a) => [String(a.checks.explicitQuestion ?? a.question), a]));
     const rephrased = gapped.filter((a) => a.checks.lexicalGap !== undefined);
-    expect(rephrased.length).toBeGreaterThan(0);
+    expect(rephrased.filter((a) => a.checks.originalBlindAnswer !== undefined).length).toBeGreaterThan(0);
     for (const a of rephrased) {
-      const original = byQuestion.get(String(a.checks.originalQuestion));
+      const original = byQuestion.get(String(a.checks.originalExplicitQuestion ?? a.checks.originalQuestion));
+      // An original the plain blind reader could not recover from is not in the plain set; only its rephrasing is kept.
+      if (a.checks.originalBlindAnswer === undefined) {
+        expect(original, String(a.checks.originalQuestion)).toBeUndefined();
+        continue;
+      }
       expect(original, String(a.checks.originalQuestion)).toBeDefined();
       expect(a.question).not.toBe(original!.question);
       expect(a.plan.answer).toBe(original!.plan.answer);
