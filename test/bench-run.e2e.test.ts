@@ -195,9 +195,9 @@ describe('memsteer bench transfer', () => {
         '--experiments',
         'transfer',
         '--iterations',
-        '1',
+        '2',
         // The source run must beat its seed for the continued run to start from it: on 15 generated items (6 in
-        // validation) its one proposal no longer did at rule-based@11.
+        // validation) its one proposal no longer did at rule-based@11, nor on 30 at rule-based@26, so it gets two.
         '--per-history',
         '30',
         '--transfer-sources',
