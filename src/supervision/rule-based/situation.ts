@@ -10,6 +10,7 @@ import { aspectOf } from './clause-index.ts';
 import { anchors, eventDayIn } from './families.ts';
 import type { Clause } from './clauses.ts';
 import type { RuleContext } from './rule-context.ts';
+import { inUserVoice } from './voice.ts';
 
 /** Version of the situating step: part of what made the items (and of the resume journal's run key). */
 export const SITUATION = 'situation@3';
@@ -192,16 +193,10 @@ export function createSituating(ctx: RuleContext, graph: RecordGraph, share = SI
 
 /**
  * A question about "the user" and "the assistant" as the user asks it ("After I talked about …, which name did you
- * mention?"). The templates put them only before a past or bare verb ("did the user mention", "the assistant
- * shared"), which reads the same in any person; anything else (a possessive) is left undefined.
+ * mention?"), by the generator's own voicing (voice.ts), or undefined when any of it stays in the third person.
  */
 function ownVoice(question: string): string | undefined {
-  if (/\b(?:the )?(?:user|assistant)'s\b/i.test(question)) return undefined;
-  const q = question
-    .replace(/^The user\b/, 'I')
-    .replace(/^The assistant\b/, 'You')
-    .replace(/\bthe user\b/g, 'I')
-    .replace(/\bthe assistant\b/g, 'you');
+  const q = inUserVoice(question);
   return /\b(?:user|assistant)\b/i.test(q) ? undefined : q;
 }
 
