@@ -5,7 +5,7 @@ import { checkPlan } from '../src/supervision/plan-checks.ts';
 import { checkQuestion } from '../src/supervision/question-checks.ts';
 import { buildRecordGraph } from '../src/supervision/record-graph.ts';
 import { createRng } from '../src/supervision/rng.ts';
-import { companionEvents, companionPremiseQuestion } from '../src/supervision/rule-based/companions.ts';
+import { companionEvents, companionPremiseQuestion, companionPremiseWhat } from '../src/supervision/rule-based/companions.ts';
 import { createRuleContext, ruleCandidate } from '../src/supervision/rule-based/generator.ts';
 import { aboutUser, inUserVoice } from '../src/supervision/rule-based/voice.ts';
 import { userTurn } from './helpers/turn.ts';
@@ -135,18 +135,70 @@ describe("a false premise in a user's own history: the companion swapped", () =>
     expect(reading).toMatchObject({ answerable: true, answer: 'No', citations: ['H:3', 'H:4', 'H:1', 'H:5'] });
   });
 
+  it('asks the same swap as a request that takes the premise for granted, answered by the correction', async () => {
+    const seen = new Set<string>();
+    for (let seed = 1; seed <= 20; seed++) {
+      const c = companionPremiseWhat(ctx, at('A:1'), createRng(seed))!;
+      expect(c.template).toBe('companion-premise-what');
+      expect(c.plan.evidence.map((e) => e.record)).toEqual(['A:1', 'A:2']);
+      const asked = inUserVoice(c.question);
+      seen.add(asked);
+      expect(aboutUser(asked)).toBe(c.question);
+      expect(
+        checkQuestion(
+          c.question,
+          c.plan.answer,
+          'text',
+          mine.map((r) => r.id),
+        ).ok,
+      ).toBe(true);
+      const reading = await reader.read({ question: asked, answerType: 'text', records: mine });
+      expect(reading).toMatchObject({ answerable: true, answer: c.plan.answer, citations: ['A:1', 'A:2'] });
+    }
+    expect([...seen].sort()).toEqual([
+      'Can you remind me what Dr. Anjali Suri and I talked about when we played a chess match on 10 March 2024?',
+      'Can you remind me what Mr. Ramesh and I talked about when we played a chess match on 10 March 2024?',
+    ]);
+    expect(companionPremiseWhat(ctx, at('A:1'), createRng(1))!.plan.answer).toBe('It was with Rohan.');
+  });
+
+  it('the reader leaves the request unanswered when its premise holds, or when that day names the person', async () => {
+    const ask = async (q: string, records: SourceRecord[]) => reader.read({ question: q, answerType: 'text', records });
+    // Rohan did play chess with the user that day: what they talked about is not the reader's to say.
+    const held = await ask('Can you remind me what Rohan and I talked about when we played a chess match on 10 March 2024?', mine);
+    expect(held.answerable).toBe(false);
+    // Dr. Suri is named that day, though not in the chess sentence: she may have been there.
+    const named = [...mine, ua('A:3', '2024-03-10T22:00:00', 'Dr. Anjali Suri phoned after the match.')];
+    const q = 'Can you remind me what Dr. Anjali Suri and I talked about when we played a chess match on 10 March 2024?';
+    expect((await ask(q, named)).answerable).toBe(false);
+    expect(await ask(q, mine)).toMatchObject({ answerable: true, answer: 'It was with Rohan.' });
+    // An event that is itself a conversation, one that did not happen, or one of the user alone.
+    for (const text of [
+      'This morning I talked about the budget with Rohan.',
+      'This morning I missed the call with Rohan.',
+      'This morning I found myself in a long conversation with Rohan.',
+    ]) {
+      const tctx = createRuleContext(buildRecordGraph([ua('T:1', '2024-08-01T09:00:00', text), ...mine]));
+      expect(companionEvents(tctx.graph.records[0]!), text).toHaveLength(1);
+      for (let seed = 1; seed <= 10; seed++) expect(companionPremiseWhat(tctx, 0, createRng(seed)), text).toBeUndefined();
+    }
+  });
+
   it('is the false-premise family of a user-voice history', () => {
     const templates = new Set<string>();
     for (let seed = 1; seed <= 60; seed++) {
       const fresh = createRuleContext(buildRecordGraph(mine));
       const bundle = { id: 'b', seed: 'A:1', records: mine.map((r) => r.id), tokens: 0, path: [] };
       const c = ruleCandidate(fresh, bundle, 'false-premise', createRng(seed));
-      if (c) templates.add(`${c.template}: ${c.question.split(' with ')[0]}`);
+      if (c) templates.add(`${c.template}: ${c.question.split(/ with | and I talked about /)[0]}`);
     }
     expect([...templates].sort()).toEqual([
       'companion-false-premise: Can you remind me whether I fixed my bike',
       'companion-false-premise: Can you remind me whether I planted marigolds',
       'companion-false-premise: Can you remind me whether I played a chess match',
+      'companion-premise-what: Can you remind me what Dr. Anjali Suri',
+      'companion-premise-what: Can you remind me what Mr. Ramesh',
+      'companion-premise-what: Can you remind me what Rohan',
     ]);
   });
 });

@@ -613,7 +613,7 @@ export function createOfflineBlindReader(options: { topK?: number } = {}): Blind
       if (feeling) return feeling;
       const family = readFamily(input, speakers);
       if (family) return family;
-      if (/^Can you remind me whether /.test(q)) return readCompanionPremise(q, input.records) ?? UNANSWERABLE;
+      if (/^Can you remind me (?:whether|what the user and) /.test(q)) return readCompanionPremise(q, input.records) ?? UNANSWERABLE;
       const cued = /^(When|Right before) (.+?) (?:asked|talked) about (.+?), ((?:which|what|how many|how much) .+)$/.exec(q);
       if (cued) return readCued(cued, input, speakers, topK);
       const linked = /^(?:After (.+?)|In the document (.+?) shared while talking about (.+?)), (.+)$/.exec(q);

@@ -276,12 +276,17 @@ function encounter(
   return out;
 }
 
-/**
- * "Can you remind me whether I played chess with Justice Banerjee on 10 March 2024?" → "No" (written about "the
- * user"; see voice.ts), when record `i` says the user played chess with someone else that day. Undefined when the
- * record names no companion of a dated event, or nobody else can be asked of it.
- */
-export function companionPremiseQuestion(ctx: RuleContext, i: number, rng: Rng): RuleCandidate | undefined {
+/** A companion event of record `i` and someone else to swap in: who, the day, and what corrects the premise. */
+interface Swap {
+  e: CompanionEvent;
+  who: string;
+  day: string;
+  facts: ReturnType<typeof fact>[];
+  contributions: Map<string, string>;
+}
+
+/** A swap for record `i`, or undefined when it names no companion of a dated event or nobody else can be asked of it. */
+function swapAt(ctx: RuleContext, i: number, rng: Rng): Swap | undefined {
   const { people, events, byDay } = companionsOf(ctx);
   const mine = events.get(i);
   if (!mine) return undefined;
@@ -310,13 +315,25 @@ export function companionPremiseQuestion(ctx: RuleContext, i: number, rng: Rng):
     facts.push(fact(x.record, x.sentence, `on ${day} the user's conversation names ${e.name}`));
     contributions.set(x.record.id, `what the user and ${e.name} did on ${day}`);
   }
+  return { e, who, day, facts, contributions };
+}
+
+/**
+ * "Can you remind me whether I played chess with Justice Banerjee on 10 March 2024?" → "No" (written about "the
+ * user"; see voice.ts), when record `i` says the user played chess with someone else that day. Undefined when the
+ * record names no companion of a dated event, or nobody else can be asked of it.
+ */
+export function companionPremiseQuestion(ctx: RuleContext, i: number, rng: Rng): RuleCandidate | undefined {
+  const swap = swapAt(ctx, i, rng);
+  if (!swap) return undefined;
+  const { e, who, day } = swap;
   const p = plan(
     'false-premise',
     `whether the user ${e.gist} with ${who} on ${day}; it was with ${e.name}`,
     'No',
     'boolean',
-    facts,
-    contributions,
+    swap.facts,
+    swap.contributions,
     ['lookup', 'negate'],
   );
   p.premise = { assumption: `the user ${e.gist} with ${who} on ${day}`, correction: `with ${e.name}, not ${who}: ${e.sentence.text}` };
@@ -329,17 +346,66 @@ export function companionPremiseQuestion(ctx: RuleContext, i: number, rng: Rng):
 }
 
 /**
+ * Gists a request for what was talked about cannot build on: an event that is itself talking about something ("when
+ * we talked about the budget"), one that did not happen ("missed the call", "ended up canceling my session"), and one
+ * said of the user alone ("found myself in a conversation" does not become "when we found myself …").
+ */
+const NOT_ASKED_WHAT = /^(?:talked|discussed|chatted|spoke|debated|went over)\b|\b(?:miss\w*|cancel\w*|skipp\w*|postpon\w*|myself)\b/;
+
+/**
+ * The same swap asked as a request that takes the premise for granted: "Can you remind me what Justice Banerjee and I
+ * talked about when we played chess on 10 March 2024?" → "It was with Rohan." People ask their
+ * assistant this way far more than as yes/no: on the development histories (RHELM Jonas Richter and Justice Mehra)
+ * 37 of 229 questions build on a false detail and want the correction, most of them as a "what" or a request.
+ */
+export function companionPremiseWhat(ctx: RuleContext, i: number, rng: Rng): RuleCandidate | undefined {
+  const swap = swapAt(ctx, i, rng);
+  if (!swap || NOT_ASKED_WHAT.test(swap.e.gist)) return undefined;
+  const { e, who, day } = swap;
+  const answer = premiseCorrection(e.name);
+  const p = plan(
+    'false-premise',
+    `what the user and ${who} talked about when they ${e.gist} on ${day}; it was with ${e.name}, not ${who}`,
+    answer,
+    'text',
+    swap.facts,
+    swap.contributions,
+    ['lookup', 'negate'],
+  );
+  p.premise = { assumption: `the user ${e.gist} with ${who} on ${day}`, correction: `with ${e.name}, not ${who}: ${e.sentence.text}` };
+  return {
+    type: 'false-premise',
+    template: 'companion-premise-what',
+    question: `Can you remind me what the user and ${who} talked about when they ${e.gist} on ${day}?`,
+    plan: p,
+  };
+}
+
+/**
+ * The answer to a premise that swapped someone in for `name`, as the generator and the blind reader both write it.
+ * It names only who it was with, so the same event asked with another swap is the same item to the de-duplication.
+ */
+function premiseCorrection(name: string): string {
+  return `It was with ${name}.`;
+}
+
+/**
  * Reads "Can you remind me whether the user played chess with Rohan on 10 March 2024?" from the given records:
  * "Yes" when the user says they did it that day in a sentence naming that person, "No" when they say they did it
  * with someone else; undefined when the question is not of this form or no record says the user did it that day.
+ * Reads "Can you remind me what the user and Rohan talked about when they played chess on 10 March 2024?" alike:
+ * the correction when the user did it that day with one other person only, and undefined when they did it with Rohan
+ * (what they talked about is not this reader's to say).
  */
 export function readCompanionPremise(
   question: string,
   records: readonly SourceRecord[],
-): { answerable: true; answer: 'Yes' | 'No'; citations: string[] } | undefined {
-  const m = /^Can you remind me whether the user (.+) with (.+) on (\d{1,2} \p{Lu}\p{Ll}+ \d{4})\?$/u.exec(question);
+): { answerable: true; answer: string; citations: string[] } | undefined {
+  const whether = /^Can you remind me whether the user (.+) with (.+) on (\d{1,2} \p{Lu}\p{Ll}+ \d{4})\?$/u.exec(question);
+  const what = /^Can you remind me what the user and (.+) talked about when they (.+) on (\d{1,2} \p{Lu}\p{Ll}+ \d{4})\?$/u.exec(question);
+  const m = whether ?? what;
   if (!m) return undefined;
-  const [event, who, day] = [m[1]!.toLowerCase(), m[2]!, m[3]!];
+  const [event, who, day] = whether ? [m[1]!.toLowerCase(), m[2]!, m[3]!] : [m[2]!.toLowerCase(), m[1]!, m[3]!];
   const said = records.flatMap((r) =>
     companionEvents(r)
       .filter((e) => e.gist.toLowerCase() === event && isoAsDate(e.iso) === day)
@@ -347,8 +413,12 @@ export function readCompanionPremise(
   );
   if (!said.length) return undefined;
   const yes = said.filter(({ e }) => names(e.sentence.text, who));
-  if (yes.length) return { answerable: true, answer: 'Yes', citations: [...new Set(yes.map(({ r }) => r.id))] };
+  if (yes.length) return what ? undefined : { answerable: true, answer: 'Yes', citations: [...new Set(yes.map(({ r }) => r.id))] };
   // "No", and what happened instead: the encounter the user did have that day.
-  const citations = said.flatMap(({ r, e }) => [r.id, ...encounter(records, r, e).map((x) => x.record.id)]);
-  return { answerable: true, answer: 'No', citations: [...new Set(citations)] };
+  const citations = [...new Set(said.flatMap(({ r, e }) => [r.id, ...encounter(records, r, e).map((x) => x.record.id)]))];
+  if (whether) return { answerable: true, answer: 'No', citations };
+  // Anyone naming them that day might be what they talked about: the premise is not known to be false.
+  if (records.some((r) => recordDate(r) === said[0]!.e.iso && names(r.text, who))) return undefined;
+  const with_ = [...new Set(said.map(({ e }) => e.name))];
+  return with_.length === 1 ? { answerable: true, answer: premiseCorrection(with_[0]!), citations } : undefined;
 }

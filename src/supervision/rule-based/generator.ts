@@ -9,7 +9,7 @@ import { type RecordGraph, userVoiceOf } from '../record-graph.ts';
 import type { Rng } from '../rng.ts';
 import { buildPostings, tokensIn } from './cues.ts';
 import { ClauseIndex } from './clause-index.ts';
-import { companionPremiseQuestion } from './companions.ts';
+import { companionPremiseQuestion, companionPremiseWhat } from './companions.ts';
 import { askedKeys, contextualCandidate } from './contextual.ts';
 import { inUserVoice } from './voice.ts';
 import {
@@ -48,7 +48,7 @@ import {
 } from './templates.ts';
 
 /** Name and version of the offline generator, written into every item it makes. */
-export const RULE_BASED_GENERATOR = 'rule-based@26';
+export const RULE_BASED_GENERATOR = 'rule-based@27';
 
 /** Question types the rule-based generator can write. */
 export const RULE_BASED_TYPES: readonly QuestionType[] = ['single-hop', 'multi-hop', 'temporal', 'aggregation', 'false-premise'];
@@ -162,6 +162,12 @@ const COMPARE_SHARE = 0.35;
  * read as a sentence of the evidence turned round ("Did I notice a pattern?", "Did I make notes?").
  */
 const YES_NO_SHARE = 0.15;
+/**
+ * Of a user-voice history's false-premise tries, the share asked as a request that takes the swapped companion for
+ * granted ("Can you remind me what Rohan and I talked about when we …?") rather than as "Can you remind me whether
+ * …". The RHELM development personas' own false-premise questions are "what"/"which" questions or requests in 34 of 37.
+ */
+const PREMISE_WHAT_SHARE = 0.6;
 /**
  * How often a temporal try first asks for the first or the last time someone did a thing they did on several days
  * ("When did I first …?"). The RHELM development personas ask "first" in 19 of their 229 questions and "most
@@ -325,7 +331,8 @@ function templateCandidate(ctx: RuleContext, bundle: Bundle, type: QuestionType,
       if (ctx.userVoice) {
         for (const i of members) {
           if (!budget()) return undefined;
-          const c = fresh(ctx, companionPremiseQuestion(ctx, i, rng));
+          const ask = rng.next() < PREMISE_WHAT_SHARE ? companionPremiseWhat : companionPremiseQuestion;
+          const c = fresh(ctx, ask(ctx, i, rng));
           if (c) return c;
         }
         return undefined;

@@ -33,6 +33,12 @@ const PAIRS: ReadonlyArray<[RegExp, string, RegExp, string]> = [
     /^Can you remind me whether I (.+)\?$/,
     'Can you remind me whether the user $1?',
   ],
+  [
+    /^Can you remind me what the user and (.+) talked about when they (.+)\?$/,
+    'Can you remind me what $1 and I talked about when we $2?',
+    /^Can you remind me what (.+) and I talked about when we (.+)\?$/,
+    'Can you remind me what the user and $1 talked about when they $2?',
+  ],
   [/^Which (\S+) did the user (.+)\?$/, 'Which $1 did I $2?', /^Which (\S+) did I (.+)\?$/, 'Which $1 did the user $2?'],
   [/^Which (\S+) does the user (.+)\?$/, 'Which $1 do I $2?', /^Which (\S+) do I (.+)\?$/, 'Which $1 does the user $2?'],
   [
