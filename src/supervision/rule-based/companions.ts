@@ -354,9 +354,9 @@ const NOT_ASKED_WHAT = /^(?:talked|discussed|chatted|spoke|debated|went over)\b|
 
 /**
  * The same swap asked as a request that takes the premise for granted: "Can you remind me what Justice Banerjee and I
- * talked about when we played chess on 10 March 2024?" → "It was with Rohan." People ask their
- * assistant this way far more than as yes/no: on the development histories (RHELM Jonas Richter and Justice Mehra)
- * 37 of 229 questions build on a false detail and want the correction, most of them as a "what" or a request.
+ * talked about when we played chess on 10 March 2024?" → "It was with Rohan." People ask their assistant this way far
+ * more than as yes/no: on the development histories (RHELM Jonas Richter and Justice Mehra) 37 of 229 questions build
+ * on a false detail and want the correction, 34 of them as a "what"/"which" question or a request.
  */
 export function companionPremiseWhat(ctx: RuleContext, i: number, rng: Rng): RuleCandidate | undefined {
   const swap = swapAt(ctx, i, rng);
