@@ -327,22 +327,24 @@ export function companionPremiseQuestion(ctx: RuleContext, i: number, rng: Rng):
   const swap = swapAt(ctx, i, rng);
   if (!swap) return undefined;
   const { e, who, day } = swap;
-  const p = plan(
-    'false-premise',
-    `whether the user ${e.gist} with ${who} on ${day}; it was with ${e.name}`,
-    'No',
-    'boolean',
-    swap.facts,
-    swap.contributions,
-    ['lookup', 'negate'],
-  );
-  p.premise = { assumption: `the user ${e.gist} with ${who} on ${day}`, correction: `with ${e.name}, not ${who}: ${e.sentence.text}` };
-  return {
-    type: 'false-premise',
+  return premiseCandidate(swap, {
     template: 'companion-false-premise',
     question: `Can you remind me whether the user ${e.gist} with ${who} on ${day}?`,
-    plan: p,
-  };
+    intent: `whether the user ${e.gist} with ${who} on ${day}; it was with ${e.name}`,
+    answer: 'No',
+    answerType: 'boolean',
+  });
+}
+
+/** The candidate of a swap asked as `asked`: the plan cites the encounter and states the premise and its correction. */
+function premiseCandidate(
+  swap: Swap,
+  asked: { template: string; question: string; intent: string; answer: string; answerType: 'boolean' | 'text' },
+): RuleCandidate {
+  const { e, who, day } = swap;
+  const p = plan('false-premise', asked.intent, asked.answer, asked.answerType, swap.facts, swap.contributions, ['lookup', 'negate']);
+  p.premise = { assumption: `the user ${e.gist} with ${who} on ${day}`, correction: `with ${e.name}, not ${who}: ${e.sentence.text}` };
+  return { type: 'false-premise', template: asked.template, question: asked.question, plan: p };
 }
 
 /**
@@ -362,23 +364,13 @@ export function companionPremiseWhat(ctx: RuleContext, i: number, rng: Rng): Rul
   const swap = swapAt(ctx, i, rng);
   if (!swap || NOT_ASKED_WHAT.test(swap.e.gist)) return undefined;
   const { e, who, day } = swap;
-  const answer = premiseCorrection(e.name);
-  const p = plan(
-    'false-premise',
-    `what the user and ${who} talked about when they ${e.gist} on ${day}; it was with ${e.name}, not ${who}`,
-    answer,
-    'text',
-    swap.facts,
-    swap.contributions,
-    ['lookup', 'negate'],
-  );
-  p.premise = { assumption: `the user ${e.gist} with ${who} on ${day}`, correction: `with ${e.name}, not ${who}: ${e.sentence.text}` };
-  return {
-    type: 'false-premise',
+  return premiseCandidate(swap, {
     template: 'companion-premise-what',
     question: `Can you remind me what the user and ${who} talked about when they ${e.gist} on ${day}?`,
-    plan: p,
-  };
+    intent: `what the user and ${who} talked about when they ${e.gist} on ${day}; it was with ${e.name}, not ${who}`,
+    answer: premiseCorrection(e.name),
+    answerType: 'text',
+  });
 }
 
 /**
