@@ -22,7 +22,7 @@ import { feelingsAbout, parseFeelingQuestion } from './rule-based/feelings.ts';
 import { aboutUser } from './rule-based/voice.ts';
 import { readCompanionPremise } from './rule-based/companions.ts';
 import { isTopicWord } from './rule-based/cues.ts';
-import { roleRange, whoAt } from './rule-based/speakers.ts';
+import { mailboxOwner, roleRange, whoAt } from './rule-based/speakers.ts';
 
 /** Name and version of the offline blind reader. */
 export const OFFLINE_READER = 'localise+extract@6';
@@ -645,10 +645,20 @@ export function createOfflineBlindReader(options: { topK?: number } = {}): Blind
       const c = constraintsOf(q, speakers, bySpeaker);
       const which = /^Which ([\p{L}'’-]+) (?:did|does|is|was)\b/u.exec(q);
       if (which) {
-        const kinds = /\bin an e-mail\b/.test(q)
-          ? input.records.filter((r) => r.kind === 'email')
-          : input.records.filter((r) => r.kind !== 'email');
-        return readWhich(q, which[1]!, kinds, c) ?? UNANSWERABLE;
+        if (!/\bin an e-mail\b/.test(q)) {
+          return (
+            readWhich(
+              q,
+              which[1]!,
+              input.records.filter((r) => r.kind !== 'email'),
+              c,
+            ) ?? UNANSWERABLE
+          );
+        }
+        // "did I mention in an e-mail": the user's e-mails are the ones its owner sent, under any form of their name.
+        const owner = c.speaker === 'the user' ? mailboxOwner(input.records) : undefined;
+        const emails = input.records.filter((r) => r.kind === 'email' && (!owner || owner.has(r.speaker ?? '')));
+        return readWhich(q, which[1]!, emails, owner ? { ...c, speaker: undefined } : c) ?? UNANSWERABLE;
       }
       const pool = /\be-mail\b/.test(q)
         ? input.records.filter((r) => r.kind === 'email')

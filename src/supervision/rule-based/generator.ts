@@ -1,5 +1,5 @@
 import { stem } from '../../text/text.ts';
-import { roleRange, whoAt } from './speakers.ts';
+import { mailboxOwner, roleRange, whoAt } from './speakers.ts';
 import { kindsMemo } from './kinds.ts';
 import { nounUsage } from './phrases.ts';
 import type { Bundle } from '../bundles.ts';
@@ -48,7 +48,7 @@ import {
 } from './templates.ts';
 
 /** Name and version of the offline generator, written into every item it makes. */
-export const RULE_BASED_GENERATOR = 'rule-based@27';
+export const RULE_BASED_GENERATOR = 'rule-based@28';
 
 /** Question types the rule-based generator can write. */
 export const RULE_BASED_TYPES: readonly QuestionType[] = ['single-hop', 'multi-hop', 'temporal', 'aggregation', 'false-premise'];
@@ -75,6 +75,7 @@ export function createRuleContext(graph: RecordGraph): RuleContext {
   const usage = nounUsage(graph.records.map((r) => r.text));
   const roleStems = new Map<string, Set<string>>();
   let clauses: ClauseIndex | undefined;
+  const userVoice = userVoiceOf(graph);
   return {
     clauses() {
       clauses ??= new ClauseIndex(graph.records);
@@ -85,7 +86,8 @@ export function createRuleContext(graph: RecordGraph): RuleContext {
     speakers,
     speakerStems,
     multiSpeaker: turnSpeakers.size >= 2,
-    userVoice: userVoiceOf(graph),
+    userVoice,
+    owner: userVoice ? mailboxOwner(graph.records) : new Set(),
     nounUsage: usage,
     kinds: kindsMemo(
       graph.records.map((r) => r.text),

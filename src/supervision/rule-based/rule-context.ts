@@ -23,6 +23,11 @@ export interface RuleContext {
    * the user's own, in the first person, with the context first ("After …, which …?").
    */
   userVoice: boolean;
+  /**
+   * The names the history's owner sends e-mail under, in a user's own history (see mailboxOwner); empty otherwise.
+   * Their e-mails are asked of as the user's ("did I mention in an e-mail").
+   */
+  owner: ReadonlySet<string>;
   /** True when the history's records are short (chat turns of a sentence or two, under ~40 words on average). */
   shortRecords: boolean;
   /** Whether the history uses a word as a noun-phrase head or modifier (see nounUsage). */

@@ -18,8 +18,7 @@ import type { RuleContext } from './rule-context.ts';
 import { recordDate } from '../bundles.ts';
 import { stemsOf } from './gist.ts';
 import { timePhrase } from './phrases.ts';
-import { roleRange } from './speakers.ts';
-import { fact, firstHop, plan, type RuleCandidate } from './templates.ts';
+import { fact, plan, sharedIn, type RuleCandidate } from './templates.ts';
 
 /** Headings longer than this are sentences, not something a person names from memory. */
 const MAX_HEADING = 70;
@@ -82,27 +81,6 @@ export function sectionOrderQuestion(ctx: RuleContext, i: number, rng: Rng): Rul
       ['lookup'],
     ),
   };
-}
-
-/**
- * A turn that shares section `i`'s document (an `[Upload …]` or a reference), with the gist of one of the sharer's
- * sentences that names neither the document nor the answer; undefined when no turn shares it.
- */
-function sharedIn(
-  ctx: RuleContext,
-  i: number,
-  exclude: ReadonlySet<string>,
-  rng: Rng,
-): { turn: SourceRecord; hop: NonNullable<ReturnType<typeof firstHop>> } | undefined {
-  const turns = [...new Set(ctx.graph.edges[i]!.filter((e) => e.kind === 'upload' || e.kind === 'ref').map((e) => e.to))]
-    .filter((j) => ctx.graph.records[j]!.kind === 'turn')
-    .sort((a, b) => a - b);
-  for (const j of rng.shuffle(turns)) {
-    // The user shares the document: the conversation is named by what the user said, not by the assistant's reply.
-    const hop = firstHop(ctx, j, exclude, rng, roleRange(ctx.graph.records[j]!, 'the user'));
-    if (hop) return { turn: ctx.graph.records[j]!, hop };
-  }
-  return undefined;
 }
 
 /** A section whose heading opens its text (so the quote is verbatim) and is short enough to be named. */

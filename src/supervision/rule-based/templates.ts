@@ -79,17 +79,84 @@ function context(r: SourceRecord, g: Gist): string {
   return `when talking about ${g.phrase.text}${when}`;
 }
 
-/** "What name did Ana mention when talking about …?" / "What name does the <document> give in the part about …?" */
-function askMention(ctx: RuleContext, i: number, offset: number, g: Gist, lead: string): string | undefined {
+/** What a "what … did … mention" candidate states: its template, answer and the role of the record that says it. */
+interface Mention {
+  template: string;
+  /** "What name", "How many minutes", "What date". */
+  lead: string;
+  intent: string;
+  answer: string;
+  answerType: AnswerType;
+  /** What the record's sentence does for the answer ("states 40 minutes"). */
+  statement: string;
+  role: string;
+}
+
+/**
+ * "What name did Ana mention when talking about …?" for fact `f` of record `i`, found by gist `g`. A
+ * document's is asked by its title ("What date does the document “…” give in the part about …?"), except in a
+ * user's own history: a person names their own document by the conversation they shared it in, never by its title
+ * (see section-order.ts), and that turn joins the evidence. A document no turn shares is not asked there.
+ */
+function mentionCandidate(ctx: RuleContext, i: number, f: TextFact, g: Gist, m: Mention, rng: Rng): RuleCandidate | undefined {
   const r = ctx.graph.records[i]!;
-  if (r.kind === 'document') {
-    const title = ctx.documentTitle(i);
-    if (!title) return undefined;
-    return `${lead} does the document “${title}” give ${context(r, g)}?`;
+  const said = fact(r, f.sentence, m.statement);
+  const single = (question: string): RuleCandidate => ({
+    type: 'single-hop',
+    template: m.template,
+    question,
+    plan: plan('single-hop', m.intent, m.answer, m.answerType, [said], new Map([[r.id, m.role]]), ['lookup']),
+  });
+  if (r.kind !== 'document') {
+    const who = whoAt(r, f.start);
+    return who ? single(`${m.lead} did ${who} mention ${context(r, g)}?`) : undefined;
   }
-  const who = whoAt(r, offset);
-  if (!who) return undefined;
-  return `${lead} did ${who} mention ${context(r, g)}?`;
+  if (!ctx.userVoice) {
+    const title = ctx.documentTitle(i);
+    return title ? single(`${m.lead} does the document “${title}” give ${context(r, g)}?`) : undefined;
+  }
+  const shared = sharedIn(ctx, i, new Set([...excludeFor(ctx, m.answer), ...g.phrase.stems]), rng);
+  if (!shared) return undefined;
+  const { turn, hop } = shared;
+  const talk = `${hop.ga.phrase.text}${timePhrase(hop.ga.scope, recordDate(turn))}`;
+  return {
+    type: 'multi-hop',
+    template: m.template,
+    question: `In the document ${hop.whoA} shared while talking about ${talk}, ${m.lead.toLowerCase()} does it give ${context(r, g)}?`,
+    plan: plan(
+      'multi-hop',
+      `${m.intent}, in the document shared while talking about ${hop.ga.phrase.text}`,
+      m.answer,
+      m.answerType,
+      [fact(turn, hop.sentence, `${hop.whoA} talks about ${hop.ga.phrase.text} and shares the document`), said],
+      new Map([
+        [turn.id, 'shares the document: it is how the document is found'],
+        [r.id, m.role],
+      ]),
+      ['lookup', 'lookup'],
+    ),
+  };
+}
+
+/**
+ * A turn that shares document record `i` (an `[Upload …]` or a reference), with the gist of one of the user's
+ * sentences there that uses none of `exclude`; undefined when no turn shares it.
+ */
+export function sharedIn(
+  ctx: RuleContext,
+  i: number,
+  exclude: ReadonlySet<string>,
+  rng: Rng,
+): { turn: SourceRecord; hop: NonNullable<ReturnType<typeof firstHop>> } | undefined {
+  const turns = [...new Set(ctx.graph.edges[i]!.filter((e) => e.kind === 'upload' || e.kind === 'ref').map((e) => e.to))]
+    .filter((j) => ctx.graph.records[j]!.kind === 'turn')
+    .sort((a, b) => a - b);
+  for (const j of rng.shuffle(turns)) {
+    // The user shares the document: the conversation is named by what the user said, not by the assistant's reply.
+    const hop = firstHop(ctx, j, exclude, rng, roleRange(ctx.graph.records[j]!, 'the user'));
+    if (hop) return { turn: ctx.graph.records[j]!, hop };
+  }
+  return undefined;
 }
 
 /**
@@ -145,22 +212,22 @@ export function quantityQuestion(ctx: RuleContext, i: number, f: Fact<'quantity'
   if (!g) return undefined;
   const lead = quantityLead(f);
   if (!lead) return undefined;
-  const question = askMention(ctx, i, f.start, g, lead);
-  if (!question) return undefined;
-  return {
-    type: 'single-hop',
-    template: 'quantity',
-    question,
-    plan: plan(
-      'single-hop',
-      `the quantity (${f.unit || 'count'}) stated about ${g.phrase.text}`,
-      f.value,
-      'number',
-      [fact(r, f.sentence, `states ${f.value}`)],
-      new Map([[r.id, 'states the quantity']]),
-      ['lookup'],
-    ),
-  };
+  return mentionCandidate(
+    ctx,
+    i,
+    f,
+    g,
+    {
+      template: 'quantity',
+      lead,
+      intent: `the quantity (${f.unit || 'count'}) stated about ${g.phrase.text}`,
+      answer: f.value,
+      answerType: 'number',
+      statement: `states ${f.value}`,
+      role: 'states the quantity',
+    },
+    rng,
+  );
 }
 
 /** Single-hop: the one proper name said near a phrase. */
@@ -175,22 +242,22 @@ export function entityQuestion(ctx: RuleContext, i: number, f: Fact<'entity'>, r
     filter: (p) => new Set(factsNearPhrase(ctx, i, p.stems, 'entity', () => true).map((x) => x.value.toLowerCase())).size === 1,
   });
   if (!g) return undefined;
-  const question = askMention(ctx, i, f.start, g, 'What name');
-  if (!question) return undefined;
-  return {
-    type: 'single-hop',
-    template: 'entity',
-    question,
-    plan: plan(
-      'single-hop',
-      `the proper name mentioned about ${g.phrase.text}`,
-      f.value,
-      'text',
-      [fact(r, f.sentence, `names ${f.value}`)],
-      new Map([[r.id, 'names the entity']]),
-      ['lookup'],
-    ),
-  };
+  return mentionCandidate(
+    ctx,
+    i,
+    f,
+    g,
+    {
+      template: 'entity',
+      lead: 'What name',
+      intent: `the proper name mentioned about ${g.phrase.text}`,
+      answer: f.value,
+      answerType: 'text',
+      statement: `names ${f.value}`,
+      role: 'names the entity',
+    },
+    rng,
+  );
 }
 
 /** A name the history uses so often (the user's dog, the group they belong to) that asking for it says little. */
@@ -211,22 +278,22 @@ export function dateQuestion(ctx: RuleContext, i: number, f: Fact<'date'>, rng: 
     filter: (p) => factsNearPhrase(ctx, i, p.stems, 'date', () => true).length === 1,
   });
   if (!g) return undefined;
-  const question = askMention(ctx, i, f.start, g, 'What date');
-  if (!question) return undefined;
-  return {
-    type: 'single-hop',
-    template: 'date-in-text',
-    question,
-    plan: plan(
-      'single-hop',
-      `the calendar date written about ${g.phrase.text}`,
-      formatDate(f.date),
-      'date',
-      [fact(r, f.sentence, `gives the date ${f.value}`)],
-      new Map([[r.id, 'states the date']]),
-      ['lookup'],
-    ),
-  };
+  return mentionCandidate(
+    ctx,
+    i,
+    f,
+    g,
+    {
+      template: 'date-in-text',
+      lead: 'What date',
+      intent: `the calendar date written about ${g.phrase.text}`,
+      answer: formatDate(f.date),
+      answerType: 'date',
+      statement: `gives the date ${f.value}`,
+      role: 'states the date',
+    },
+    rng,
+  );
 }
 
 /** Content sentences of a record worth asking about (enough words, not a greeting). */
@@ -572,11 +639,13 @@ export function whichQuestion(ctx: RuleContext, i: number, rng: Rng): RuleCandid
   for (const who of r.kind === 'turn' && r.text.startsWith('User: ') ? ['the user', 'the assistant'] : [whoAt(r, 0)]) {
     if (!who) continue;
     const [from, to] = roleRange(r, who);
+    // The owner's own e-mails, under any form of their name, are one person's: "did I mention in an e-mail".
+    const names = r.kind === 'email' && ctx.owner.has(who) ? [...ctx.owner] : [who];
     for (const [, list] of ctx.kinds(i, from, to)) {
       if (list.length !== 1 || !headOk(ctx, list[0]!)) continue;
       const k = list[0]!;
       for (const scope of TIMED) {
-        const m = scopedMatches(ctx, i, [k.head.stem], who, scope);
+        const m = names.flatMap((name) => scopedMatches(ctx, i, [k.head.stem], name, scope));
         if (m.length === 1 && m[0] === i) {
           cands.push({
             k,
@@ -591,7 +660,8 @@ export function whichQuestion(ctx: RuleContext, i: number, rng: Rng): RuleCandid
   if (!cands.length) return undefined;
   let pick = cands.reduce((x, c) => x + c.w, 0) * rng.next();
   const c = cands.find((x) => (pick -= x.w) < 0) ?? cands[cands.length - 1]!;
-  const who = whoAt(r, c.k.phrase.start)!;
+  const sender = whoAt(r, c.k.phrase.start)!;
+  const who = r.kind === 'email' && ctx.owner.has(sender) ? 'the user' : sender;
   const when = timePhrase(c.scope, recordDate(r));
   const head = c.k.head.word.toLowerCase();
   const question = r.kind === 'email' ? `What ${head} did ${who} mention in an e-mail${when}?` : `What ${head} did ${who} mention${when}?`;
