@@ -6,7 +6,13 @@ import { createRuleContext } from '../src/supervision/rule-based/generator.ts';
 import { pickGist, scopedMatches } from '../src/supervision/rule-based/gist.ts';
 import { nounPhrases, nounUsage } from '../src/supervision/rule-based/phrases.ts';
 import { nounKinds } from '../src/supervision/rule-based/kinds.ts';
-import { linkedWhichQuestion, whenQuestion, whichQuestion, contentSentences } from '../src/supervision/rule-based/templates.ts';
+import {
+  contentSentences,
+  linkedWhichQuestion,
+  unitWordsOf,
+  whenQuestion,
+  whichQuestion,
+} from '../src/supervision/rule-based/templates.ts';
 import { createOfflineBlindReader } from '../src/supervision/offline-reader.ts';
 import { checkQuestion } from '../src/supervision/question-checks.ts';
 import { turn } from './helpers/turn.ts';
@@ -87,5 +93,19 @@ describe('which-N kinds', () => {
     expect(heads('I finally joined a pottery class last week.')).toEqual(['pottery class']);
     expect(heads('These mechanisms echo the emphasis on negotiation.')).not.toContain('mechanisms echo');
     expect(heads('Sometimes the discomfort softens after a while.')).not.toContain('discomfort softens');
+  });
+});
+
+describe('quantity units', () => {
+  it('asks "how many" in the unit’s words, spelling out abbreviations and keeping a unit that starts with k', () => {
+    // At rule-based@27 "15 km" asked "How many ms" and "45 kilometers" "How many ilometers": "k" was read as a thousand.
+    expect(unitWordsOf('45 kilometers')).toBe('kilometers');
+    expect(unitWordsOf('15 km')).toBe('kilometers');
+    expect(unitWordsOf('10 kg')).toBe('kilograms');
+    expect(unitWordsOf('2 lbs')).toBe('pounds');
+    expect(unitWordsOf('1 year')).toBe('years');
+    expect(unitWordsOf('12 stories')).toBe('stories');
+    expect(unitWordsOf('5 k runs')).toBe('runs');
+    expect(unitWordsOf('$3 million')).toBe('');
   });
 });

@@ -180,12 +180,33 @@ function factsNearPhrase<K extends TextFact['kind']>(
     .filter((f): f is Fact<K> => f.kind === kind && same(f as Fact<K>) && sentences.some((s) => f.start >= s.start && f.start < s.end));
 }
 
+/** Unit abbreviations a "How many …" question spells out ("15 km" asks "How many kilometers"). */
+const UNIT_WORDS: Record<string, string> = {
+  km: 'kilometers',
+  m: 'meters',
+  cm: 'centimeters',
+  mm: 'millimeters',
+  kg: 'kilograms',
+  g: 'grams',
+  lb: 'pounds',
+  lbs: 'pounds',
+  mi: 'miles',
+  min: 'minutes',
+  mins: 'minutes',
+  hr: 'hours',
+  hrs: 'hours',
+  ml: 'milliliters',
+};
+
 /** The unit words of a quantity as a "How many …" question needs them: "years" for "1 year". */
-function unitWordsOf(value: string): string {
+export function unitWordsOf(value: string): string {
+  // "k" is a thousand only as a word of its own ("5k", "5 k"), not the start of "km" or "kilometers".
   const u = value
-    .replace(/^[$€£]?\s?[\d.,]+\s?(k|million|billion)?|^[a-z ]+?(?=[\s-](\S+)$)/i, '')
+    .replace(/^[$€£]?\s?[\d.,]+\s?(?:(?:k|million|billion)\b)?|^[a-z ]+?(?=[\s-](\S+)$)/i, '')
     .replace(/^[\s-]+/, '')
     .trim();
+  const spelled = UNIT_WORDS[u.toLowerCase()];
+  if (spelled) return spelled;
   if (!u || /s$/i.test(u) || /^(people|feet|children|kids)$/i.test(u)) return u;
   return /[^aeiou]y$/i.test(u) ? `${u.slice(0, -1)}ies` : `${u}s`;
 }
