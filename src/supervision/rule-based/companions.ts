@@ -381,6 +381,11 @@ function premiseCorrection(name: string): string {
   return `It was with ${name}.`;
 }
 
+/** The day a companion premise names, as the generator writes it ("10 March 2024"). */
+const ASKED_DAY = String.raw`(\d{1,2} \p{Lu}\p{Ll}+ \d{4})`;
+const ASK_WHETHER = new RegExp(`^Can you remind me whether the user (.+) with (.+) on ${ASKED_DAY}\\?$`, 'u');
+const ASK_WHAT = new RegExp(`^Can you remind me what the user and (.+) talked about when they (.+) on ${ASKED_DAY}\\?$`, 'u');
+
 /**
  * Reads "Can you remind me whether the user played chess with Rohan on 10 March 2024?" from the given records:
  * "Yes" when the user says they did it that day in a sentence naming that person, "No" when they say they did it
@@ -393,8 +398,8 @@ export function readCompanionPremise(
   question: string,
   records: readonly SourceRecord[],
 ): { answerable: true; answer: string; citations: string[] } | undefined {
-  const whether = /^Can you remind me whether the user (.+) with (.+) on (\d{1,2} \p{Lu}\p{Ll}+ \d{4})\?$/u.exec(question);
-  const what = /^Can you remind me what the user and (.+) talked about when they (.+) on (\d{1,2} \p{Lu}\p{Ll}+ \d{4})\?$/u.exec(question);
+  const whether = ASK_WHETHER.exec(question);
+  const what = whether ? null : ASK_WHAT.exec(question);
   const m = whether ?? what;
   if (!m) return undefined;
   const [event, who, day] = whether ? [m[1]!.toLowerCase(), m[2]!, m[3]!] : [m[2]!.toLowerCase(), m[1]!, m[3]!];
