@@ -15,12 +15,10 @@ import type { Rng } from '../rng.ts';
 import { isoAsDate, sentenceIso } from './clause-index.ts';
 import { analyse, type NlpSentence, type NlpToken, sentenceAt } from './nlp.ts';
 import type { RuleContext } from './rule-context.ts';
-import { roleRange } from './speakers.ts';
+import { nameWords, roleRange, TITLES } from './speakers.ts';
 import { fact, plan, type RuleCandidate } from './templates.ts';
 
 const USER = 'the user';
-/** Titles a name may start with ("Dr. Weber", "Frau Lehmann"): part of the name, not a name of their own. */
-const TITLES = new Set('dr dr. frau herr mr mr. mrs mrs. ms ms. prof prof. professor justice advocate judge'.split(' '));
 /** Words that start another clause: a "with" past them belongs to something else. */
 const CLAUSE_BREAK = new Set('and but because while when after before so since until where who which that or to'.split(' '));
 const NAME_WORD = /^\p{Lu}[\p{L}'’-]*$/u;
@@ -160,14 +158,6 @@ function nameAt(toks: readonly NlpToken[], j: number, text: string): Pick<Compan
   const start = words[0]!.start;
   const end = words[words.length - 1]!.end;
   return { name: text.slice(start, end), start, end };
-}
-
-/** The words of a name that identify the person ("Dr. Emil Weber" → emil, weber). */
-function nameWords(name: string): string[] {
-  return name
-    .split(/\s+/)
-    .map((w) => w.toLowerCase())
-    .filter((w) => !TITLES.has(w));
 }
 
 const namePatterns = new Map<string, RegExp>();

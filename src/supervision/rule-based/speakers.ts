@@ -22,16 +22,15 @@ export function roleRange(r: SourceRecord, who: string | undefined): [number, nu
   return [0, r.text.length];
 }
 
-/** Titles a sender's name carries in some e-mails and not in others ("Dr. Elena Markovic" and "Elena Markovic"). */
-const HONORIFIC = /^(?:dr|prof|professor|mr|mrs|ms|miss|sir|justice|advocate)\.?$/i;
+/** Titles a name may start with ("Dr. Weber", "Frau Lehmann"): part of the name, not a name of their own. */
+export const TITLES = new Set('dr dr. frau herr mr mr. mrs mrs. ms ms. prof prof. professor justice advocate judge'.split(' '));
 
-/** A sender's name without its titles, lower-cased: one key for the forms a person signs with. */
-function nameKey(name: string): string {
+/** The words of a name that identify the person ("Dr. Emil Weber" → emil, weber). */
+export function nameWords(name: string): string[] {
   return name
-    .toLowerCase()
     .split(/\s+/)
-    .filter((w) => w && !HONORIFIC.test(w))
-    .join(' ');
+    .map((w) => w.toLowerCase())
+    .filter((w) => !TITLES.has(w));
 }
 
 const owners = new WeakMap<readonly SourceRecord[], ReadonlySet<string>>();
@@ -51,10 +50,12 @@ export function mailboxOwner(records: readonly SourceRecord[]): ReadonlySet<stri
     if (r.kind !== 'email') continue;
     emails++;
     if (!r.speaker) continue;
-    const k = byKey.get(nameKey(r.speaker)) ?? { n: 0, names: new Set<string>() };
+    // One key for the forms a person signs with ("Dr. Elena Markovic", "Elena Markovic").
+    const key = nameWords(r.speaker).join(' ');
+    const k = byKey.get(key) ?? { n: 0, names: new Set<string>() };
     k.n++;
     k.names.add(r.speaker);
-    byKey.set(nameKey(r.speaker), k);
+    byKey.set(key, k);
   }
   const top = [...byKey.values()].sort((a, b) => b.n - a.n)[0];
   const out: ReadonlySet<string> = top && top.n >= 0.4 * emails ? top.names : new Set();
