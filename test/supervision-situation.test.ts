@@ -92,6 +92,30 @@ describe('placing a question in its day', () => {
     expect(always.situate({ ...twoHop, askedRecord: 'K:2' }, createRng(1))).toBeUndefined();
   });
 
+  it('when the user did nothing else that day, by what we talked about then, in words no other conversation has', () => {
+    const desk = [
+      ua('P:1', '2024-06-02T09:00:00', 'This morning I fixed the squeaky hinge with the Bosch screwdriver.'),
+      ua('P:2', '2024-06-02T10:00:00', 'Should the rosewood desk or the walnut table go by the window? There are the first hints of rust.'),
+      ua('Q:1', '2024-06-20T10:00:00', 'The walnut table looks fine where it is.'),
+    ];
+    const g = buildRecordGraph(desk);
+    const situating = createSituating(createRuleContext(g), g, 1, 1);
+    const placed = Array.from({ length: 12 }, (_, k) => situating.situate(item('Which screwdriver did I use?', ['P:1']), createRng(k)));
+    for (const s of placed) {
+      // "the walnut table" is said on another day too, "the window" is one common noun, "the first hints" vague.
+      expect(s).toEqual({
+        question: expect.stringMatching(
+          /^Which screwdriver did I use, (?:the same day|on the day|the day) we (?:talked about|discussed) the rosewood desk\?$/,
+        ),
+        phrase: expect.stringMatching(/^(?:talked about|discussed) the rosewood desk$/),
+        record: 'P:2',
+      });
+    }
+    // Never from the evidence, nor in the question's own words.
+    expect(situating.situate(item('Which screwdriver did I use?', ['P:1', 'P:2']), createRng(1))).toBeUndefined();
+    expect(situating.situate(item('Which rosewood piece did I fix?', ['P:1']), createRng(1))).toBeUndefined();
+  });
+
   it('only from the same day: a conversation that runs past midnight does not lend its next day', () => {
     const late = [
       ua('N:1', '2024-05-04T23:50:00', 'Tonight I repaired the rear tire with the iFixit kit.'),
@@ -139,7 +163,7 @@ describe('placing a question in its day', () => {
     };
     const situating = createSituating(ctx, graph, 1, 1);
     const reader = situating.reader(base);
-    expect(reader.name).toBe('fake+situation@3');
+    expect(reader.name).toBe('fake+situation@4');
     const asked = ['Which kit did I use?', 'After the user talked about the tire on 4 May 2024, which kit did the assistant mention?'];
     for (const [i, q] of asked.entries()) {
       const s = situating.situate(item(q, ['K:1']), createRng(i));
@@ -166,7 +190,7 @@ describe('the offline generator places questions in their day', () => {
         q.match(/\b(?:\d{1,2} )?(?:January|February|March|April|May|June|July|August|September|October|November|December)(?: \d{4})?/g) ??
         [];
       for (const t of times(it.question)) expect(String(c.unsituatedQuestion)).toContain(t);
-      expect(String(c.blindReader)).toMatch(/\+situation@3$/);
+      expect(String(c.blindReader)).toMatch(/\+situation@4$/);
       const record = String(c.situationRecord);
       expect(it.evidence.map((e) => e.record)).not.toContain(record);
       const at = g.index.get(record)!;
@@ -176,11 +200,11 @@ describe('the offline generator places questions in their day', () => {
       if (it.answerType === 'date') {
         // Another day, on the side the question says.
         const asked = resolveDates(it.answer)[0]!.date;
-        expect(it.question).toMatch(/, (?:some time )?(?:before|after) I [^?]+\?$/);
-        expect(situationDay > asked).toBe(/, (?:some time )?before I /.test(it.question));
+        expect(it.question).toMatch(/, (?:some time )?(?:before|after) (?:I|we) [^?]+\?$/);
+        expect(situationDay > asked).toBe(/, (?:some time )?before (?:I|we) /.test(it.question));
         expect(situationDay).not.toBe(asked);
       } else {
-        expect(it.question).toMatch(/(?:the same day I|the day I also|on the day I) /);
+        expect(it.question).toMatch(/(?:the same day|the day|on the day) (?:I|we) /);
         // Of the day of its evidence; a two-hop question's of the day of the later event it asks about.
         const sameDay = it.evidence.map((e) => {
           const k = g.index.get(e.record)!;
