@@ -10,6 +10,7 @@ import { aspectOf } from './clause-index.ts';
 import { anchors, eventDayIn } from './families.ts';
 import type { Clause } from './clauses.ts';
 import type { RuleContext } from './rule-context.ts';
+import { thingWord } from './contextual.ts';
 import { isTopicWord } from './cues.ts';
 import { namesADate } from './gist.ts';
 import { nounPhrases } from './phrases.ts';
@@ -268,8 +269,8 @@ function userTopics(ctx: RuleContext, graph: RecordGraph): Map<string, Topic[]> 
       const named = p.words.every((w) => /^\p{Lu}/u.test(w.word));
       if (!named && (p.words.length < 2 || !p.text.startsWith('the '))) continue;
       if (!p.words.every((w) => isTopicWord(w.word.toLowerCase()) && !VAGUE_TOPIC.has(w.word.toLowerCase()))) continue;
-      // "the colours seemed": a verb a determiner happened to precede.
-      if (namesADate(p.text) || (!named && /(?:[^e]ed|ied)$/.test(p.words[p.words.length - 1]!.word))) continue;
+      // "the colours seemed", "the inevitable disruption comes": a verb a determiner happened to precede.
+      if (namesADate(p.text) || (!named && !thingWord(ctx, p.words[p.words.length - 1]!.word.toLowerCase(), true))) continue;
       if (p.stems.some((t) => ctx.speakerStems.has(t) || (ctx.postings.get(t)?.length ?? 0) > maxDf)) continue;
       let where: number[] | undefined;
       for (const t of p.stems) {
