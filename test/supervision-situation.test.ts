@@ -96,7 +96,7 @@ describe('placing a question in its day', () => {
     const desk = [
       ua('P:1', '2024-06-02T09:00:00', 'This morning I fixed the squeaky hinge with the Bosch screwdriver.'),
       ua('P:2', '2024-06-02T10:00:00', 'Should the rosewood desk or the walnut table go by the window? There are the first hints of rust.'),
-      ua('Q:1', '2024-06-20T10:00:00', 'The walnut table looks fine where it is.'),
+      ua('Q:1', '2024-06-20T10:00:00', 'The walnut table looks fine next to the desk.'),
     ];
     const g = buildRecordGraph(desk);
     const situating = createSituating(createRuleContext(g), g, 1, 1);
