@@ -29,5 +29,6 @@ ln -s "$ROOT/node_modules" "$T/w28/node_modules"
 (cd "$T/w28" && npx memsteer generate --history "rhelm:$RHELM" --out "$T/S1-28.jsonl" --offline --seed 1 > /dev/null &&
   npx memsteer compare --history "rhelm:$RHELM" --supervision "$T/S1-28.jsonl" --iterations 20 --offline \
     --exclude-dev --rng-seeds 1,3 --objective ranking --out "$T/rng13" | tee "$D/compare-rhelm-ranking-rng13-at28.txt")
-cp "$T/rng13/compare.json" "$D/compare-rhelm-ranking-rng13-at28.json"
+cp "$T/rng13/compare-seeds.json" "$D/compare-rhelm-ranking-rng13-at28.json"
+for s in 1 3; do cp "$T/rng13/seed-$s/compare.json" "$D/compare-rhelm-ranking-rng$s-at28.json"; done
 git worktree remove --force "$T/w28"
