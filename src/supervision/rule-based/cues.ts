@@ -262,6 +262,16 @@ function displayWord(word: string, text: string, start: number): string {
   return /^[A-Z][a-z]/.test(word) && !opensSentence ? word : /^[A-Z]{2,}$/.test(word) ? word : word.toLowerCase();
 }
 
+/** Records containing every stem of `stems`, in the order of the first stem's postings. */
+export function recordsWithAll(postings: Postings, stems: readonly string[]): number[] {
+  let out: number[] | undefined;
+  for (const t of stems) {
+    const l = postings.get(t) ?? [];
+    out = out ? intersect(out, l) : [...l];
+  }
+  return out ?? [];
+}
+
 function intersect(a: number[], b: number[]): number[] {
   const set = new Set(b);
   return a.filter((x) => set.has(x));

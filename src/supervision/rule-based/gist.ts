@@ -1,6 +1,6 @@
 import { recordDate } from '../bundles.ts';
 import type { Rng } from '../rng.ts';
-import { tokensIn } from './cues.ts';
+import { recordsWithAll, tokensIn } from './cues.ts';
 import type { Sentence } from './facts.ts';
 import { whoAt } from './speakers.ts';
 import { MONTH_NAMES, WEEKDAY_NAMES } from '../../text/date-parse.ts';
@@ -42,6 +42,11 @@ export interface GistOptions {
 
 const MAX_WORD_SHARE = 0.12;
 
+/** Most records a phrase's words may each be in (a word in more of them names nothing in particular). */
+export function maxPhraseDf(records: number): number {
+  return Math.max(6, Math.floor(records * MAX_WORD_SHARE));
+}
+
 /** Who a question says said the text of record `i` at `offset` (see whoAt), as a stable key for scoping. */
 export function speakerKey(ctx: RuleContext, i: number, offset: number): string | undefined {
   return whoAt(ctx.graph.records[i]!, offset);
@@ -54,12 +59,7 @@ export function speakerKey(ctx: RuleContext, i: number, offset: number): string 
 export function scopedMatches(ctx: RuleContext, i: number, stems: readonly string[], who: string | undefined, scope: TimeScope): number[] {
   const r = ctx.graph.records[i]!;
   const anchor = recordDate(r);
-  let list: number[] | undefined;
-  for (const s of stems) {
-    const p = ctx.postings.get(s) ?? [];
-    list = list ? list.filter((k) => p.includes(k)) : [...p];
-  }
-  return (list ?? []).filter((k) => {
+  return recordsWithAll(ctx.postings, stems).filter((k) => {
     const o = ctx.graph.records[k]!;
     if (o.kind !== r.kind) return false;
     if (r.kind === 'document' && ctx.graph.threadOf[k] !== ctx.graph.threadOf[i]) return false;
@@ -89,23 +89,19 @@ export function pickGist(ctx: RuleContext, i: number, s: Pick<Sentence, 'start' 
   const within = o.within ?? s;
   const who = o.bySpeaker ? speakerKey(ctx, i, s.start) : undefined;
   const accept = o.accept ?? ((m: number[]) => m.length === 1 && m[0] === i);
-  const maxDf = Math.max(6, Math.floor(ctx.graph.records.length * MAX_WORD_SHARE));
+  const maxDf = maxPhraseDf(ctx.graph.records.length);
   const cands: Array<{ g: Gist; w: number }> = [];
   for (const p of nounPhrases(r.text, within, ctx.nounUsage, o.avoid)) {
     if (p.stems.some((t) => o.exclude?.has(t) || ctx.speakerStems.has(t)) || namesADate(p.text)) continue;
     const dfs = p.stems.map((t) => ctx.postings.get(t)?.length ?? 0);
     if (dfs.some((d) => d === 0 || d > maxDf)) continue;
     if (o.filter && !o.filter(p)) continue;
-    let global: number[] | undefined;
-    for (const t of p.stems) {
-      const l = ctx.postings.get(t)!;
-      global = global ? global.filter((k) => l.includes(k)) : [...l];
-    }
+    const global = recordsWithAll(ctx.postings, p.stems);
     for (const scope of o.scopes) {
       const matches = scopedMatches(ctx, i, p.stems, who, scope);
       if (!matches.includes(i)) break;
       if (!accept(matches)) continue;
-      const g = global!.length;
+      const g = global.length;
       // Words shared with other records, few of them, and no more time detail than needed.
       // Lexical retrieval keys on the rarest word of the question: that word's spread is what makes it vague.
       const w =

@@ -11,8 +11,8 @@ import { anchors, eventDayIn } from './families.ts';
 import type { Clause } from './clauses.ts';
 import type { RuleContext } from './rule-context.ts';
 import { thingWord } from './contextual.ts';
-import { isTopicWord } from './cues.ts';
-import { namesADate } from './gist.ts';
+import { isTopicWord, recordsWithAll } from './cues.ts';
+import { maxPhraseDf, namesADate } from './gist.ts';
 import { nounPhrases } from './phrases.ts';
 import { roleRange } from './speakers.ts';
 import { inUserVoice } from './voice.ts';
@@ -67,8 +67,6 @@ const TOPIC = {
 } as const;
 const TALKED = ['talked about', 'discussed'] as const;
 const EVENT = { leads: LEADS, inPlace: IN_PLACE, before: BEFORE, after: AFTER } as const;
-/** Share of the history's records a topic's rarest word may be in (as a gist's, gist.ts). */
-const MAX_TOPIC_SHARE = 0.12;
 /** Words that name no topic of their own ("the first hints", "the sheer number", "the money goes"). */
 const VAGUE_TOPIC = new Set(
   [
@@ -258,7 +256,7 @@ interface Topic {
 function userTopics(ctx: RuleContext, graph: RecordGraph): Map<string, Topic[]> {
   const byDay = new Map<string, Topic[]>();
   const records = graph.records;
-  const maxDf = Math.max(6, Math.floor(records.length * MAX_TOPIC_SHARE));
+  const maxDf = maxPhraseDf(records.length);
   records.forEach((r, i) => {
     const day = recordDate(r);
     if (r.kind !== 'turn' || day?.length !== 10) return;
@@ -272,14 +270,9 @@ function userTopics(ctx: RuleContext, graph: RecordGraph): Map<string, Topic[]> 
       // "the colours seemed", "the inevitable disruption comes": a verb a determiner happened to precede.
       if (namesADate(p.text) || (!named && !thingWord(ctx, p.words[p.words.length - 1]!.word.toLowerCase(), true))) continue;
       if (p.stems.some((t) => ctx.speakerStems.has(t) || (ctx.postings.get(t)?.length ?? 0) > maxDf)) continue;
-      let where: number[] | undefined;
-      for (const t of p.stems) {
-        const l = ctx.postings.get(t) ?? [];
-        where = where ? where.filter((k) => l.includes(k)) : [...l];
-      }
       const sameDay = (k: number) =>
         records[k]!.kind === 'turn' && graph.threadOf[k] === graph.threadOf[i] && recordDate(records[k]!) === day;
-      if (!(where ?? []).every(sameDay) || !ctx.saidBy(i, 'the user', p.stems)) continue;
+      if (!recordsWithAll(ctx.postings, p.stems).every(sameDay) || !ctx.saidBy(i, 'the user', p.stems)) continue;
       const list = byDay.get(day) ?? [];
       list.push({ i, day, text: p.text, stems: p.stems });
       byDay.set(day, list);
