@@ -111,7 +111,7 @@ describe('LLM generation pipeline against a scripted OpenAI-compatible server', 
     expect(summary.tokens.promptPerKept).toBe(summary.tokens.prompt);
     expect(summary.prompts).toEqual({
       planner: 'planner@8',
-      questioner: 'questioner@5',
+      questioner: 'questioner@6',
       auditor: 'auditor@2',
       reader: 'reader@2',
       'lexical-gap': `lexical-gap@4 share ${LLM_GAP_SHARE}`,
