@@ -122,6 +122,9 @@ describe('statements read with wink-nlp', () => {
       'joining',
       'tying',
     ]);
+    // A verb that takes another's -ing form: the event is the second verb's ("before sketching out the roadmap").
+    expect(gerund('start sketching out')).toBe('sketching out');
+    expect(gerund('bring back')).toBe('bringing back');
   });
 });
 
@@ -149,6 +152,7 @@ describe('question families', () => {
       turn('F:4', 'Jon', '2023-05-08T10:00:00', 'f', "I'm writing a movie script."),
       turn('F:5', 'Jon', '2023-05-08T10:00:00', 'f', 'I love picking out fresh herbs.'),
       turn('F:6', 'Jon', '2023-05-08T10:00:00', 'f', 'I enjoy hiking.'),
+      turn('F:7', 'Jon', '2023-05-08T10:00:00', 'f', 'I joined Saturday at the club.'),
     ];
     const g = buildRecordGraph(said);
     const c = createRuleContext(g);
@@ -158,6 +162,7 @@ describe('question families', () => {
       ['F:1', 'lose'],
       ['F:2', 'make'],
       ['F:5', 'love'],
+      ['F:7', 'join'],
     ] as const)
       expect(asksAFact(clausesOf(said[g.index.get(id)!]!).find((x) => x.lemma === lemma)!)).toBe(false);
     expect(of('F:1', 'lose')).toBeUndefined();

@@ -4,6 +4,7 @@ import { buildRecordGraph } from '../src/supervision/record-graph.ts';
 import { createRng } from '../src/supervision/rng.ts';
 import { createRuleContext } from '../src/supervision/rule-based/generator.ts';
 import { pickGist, scopedMatches } from '../src/supervision/rule-based/gist.ts';
+import { extractFacts } from '../src/supervision/rule-based/facts.ts';
 import { nounPhrases, nounUsage } from '../src/supervision/rule-based/phrases.ts';
 import { nounKinds } from '../src/supervision/rule-based/kinds.ts';
 import {
@@ -40,6 +41,28 @@ describe('noun phrases', () => {
     expect(phrases).toContain('the pottery class');
     expect(phrases).toContain('the class');
     expect(phrases.some((p) => /finally|signed/.test(p))).toBe(false);
+  });
+
+  it('never cuts a name: no phrase starts inside one', () => {
+    const all = () => 'head' as const;
+    const of = (text: string) => nounPhrases(text, { start: 0, end: text.length }, all).map((p) => p.text);
+    expect(of('We met at the Goethe Institut yesterday.')).toEqual(['Goethe Institut']);
+    expect(of('- **New York City pilots:** public engagement.')).toEqual([]);
+    expect(of('I read The Net Delusion with my Everyday Life notes.')).toEqual(['Everyday Life notes', 'the notes']);
+    // A capitalised opener that only opens the sentence still opens the name after it.
+    expect(of('In Berlin the rent rose.')).toContain('Berlin');
+  });
+});
+
+describe('named entities', () => {
+  it('keep a name that opens a sentence whole, and take no heading for a name', () => {
+    const common = (w: string) => ['privacy', 'action', 'items', 'yesterday', 'honestly'].includes(w);
+    const text =
+      'Kottbusser Tor was busy today. Yesterday Leila Haddad called.\n- **Privacy Landmarks:** a list.\n## Action Items\n' +
+      'We met at Goethe Institut. Honestly Marta laughed with Nowak’s Polish colleagues.';
+    const record = { id: 'x', kind: 'turn', text } as const;
+    const names = extractFacts(record, new Set(), common).flatMap((f) => (f.kind === 'entity' ? [f.value] : []));
+    expect(names).toEqual(['Kottbusser Tor', 'Leila Haddad', 'Goethe Institut', 'Marta', 'Nowak']);
   });
 });
 

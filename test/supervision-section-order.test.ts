@@ -92,6 +92,16 @@ describe('section-order questions about the person’s own documents', () => {
     expect(ask('Packing List', 'before')).toBeUndefined();
   });
 
+  it('does not ask by a title that is only the file’s name (an HTML page’s <title>)', () => {
+    const named = records.map((r) =>
+      r.title === ROOT ? { ...r, title: '11_report_task_3fc6b8c3', text: '11_report_task_3fc6b8c3\n\n…' } : r,
+    );
+    const g = buildRecordGraph(named);
+    const c = createRuleContext(g);
+    for (let seed = 0; seed < 20; seed++)
+      expect(sectionOrderQuestion(c, g.index.get(`${FILE}:Packing List`)!, createRng(`file:${seed}`))).toBeUndefined();
+  });
+
   it('the reader answers from what it is shown: not without the neighbour, not when the heading is ambiguous', async () => {
     const question = `In my document “${ROOT}”, which section comes right after “Packing List”?`;
     const withoutNeighbour = records.filter((r) => r.title !== 'Daily Plan' && r.title !== 'Budget');

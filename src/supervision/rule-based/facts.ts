@@ -171,19 +171,29 @@ function entitiesIn(
   const re = /(?:[A-Z][\p{L}'’]*\.?(?:[\s-]+(?:of\s+|de\s+|the\s+)?[A-Z][\p{L}'’]*)*)/gu;
   const body = text.slice(s.start, s.end);
   for (let m = re.exec(body); m; m = re.exec(body)) {
-    let value = m[0].replace(/[.'’]+$/, '').replace(/['’]s$/, '');
+    // A possessive ends the name: "Nowak’s Polish colleagues" names Nowak.
+    let value = m[0]
+      .replace(/(['’]s)\s.*$/su, '$1')
+      .replace(/[.'’]+$/, '')
+      .replace(/['’]s$/, '');
     const at = s.start + m.index;
     const before = text.slice(Math.max(0, at - 3), at);
     const lineHead = text.slice(text.lastIndexOf('\n', at - 1) + 1, at);
-    if (m.index === 0 || /[.!?:"“]\s*$/.test(before) || /^[\s>*#|\-–•\d.()[\]]*$/.test(lineHead)) {
-      // A capital that opens a sentence says nothing; keep the run only if it has a second capitalised word.
-      // A capital that opens a sentence says nothing: drop that word and keep the rest of the run, if any.
+    const key = (w: string): string => w.toLowerCase().replace(/’/g, "'").replace(/\.$/, '');
+    const heading = /^[\s>*#|\-–•\d.()[\]]*$/.test(lineHead);
+    if (m.index === 0 || /[.!?:"“]\s*$/.test(before) || heading) {
+      // A capital that opens a sentence says nothing of itself. A common word there ("Yesterday Leila …") is not
+      // part of the name after it; any other word is the name's own ("Kottbusser Tor was busy", not "Tor"). A line
+      // that opens with a common word in title case ("- **Privacy Landmarks:**") is a heading, not a name.
       const parts = value.split(/\s+/);
       if (parts.length < 2) continue;
-      value = parts.slice(1).join(' ');
+      const first = key(parts[0]!);
+      if (common(first) || NOT_ENTITY.has(first)) {
+        if (heading && !NOT_ENTITY.has(first)) continue;
+        value = parts.slice(1).join(' ');
+      }
     }
     const words = value.split(/\s+/);
-    const key = (w: string): string => w.toLowerCase().replace(/’/g, "'").replace(/\.$/, '');
     while (words.length && NOT_ENTITY.has(key(words[0]!))) words.shift();
     while (words.length && NOT_ENTITY.has(key(words[words.length - 1]!))) words.pop();
     value = words.join(' ');

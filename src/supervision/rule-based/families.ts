@@ -5,7 +5,7 @@
  * evidence are computed from the clauses, never guessed.
  */
 import type { SourceRecord } from '../../../sandbox/contract.ts';
-import { daysBetween } from '../../text/date-parse.ts';
+import { daysBetween, MONTH_NAMES, WEEKDAY_NAMES } from '../../text/date-parse.ts';
 import { stem } from '../../text/text.ts';
 import { recordDate } from '../bundles.ts';
 import type { PlanFact } from '../plan.ts';
@@ -73,6 +73,9 @@ const UNDER_WAY: ReadonlySet<string> = new Set([
   'listen to',
 ]);
 
+/** An object that is only a month or a weekday ("Saturday", "Mondays"). */
+const DATE_ONLY = new RegExp(`^(?:${[...MONTH_NAMES, ...WEEKDAY_NAMES].join('|')})s?$`);
+
 /**
  * Whether a clause's "what" question asks a fact about the person. "What did I bake?" does; "What am I losing? →
  * touch", "What does John make? → progress", "What do I hit? → windy spot" and a bare gerund answer ("my main
@@ -80,7 +83,8 @@ const UNDER_WAY: ReadonlySet<string> = new Set([
  * a habit, a liking or a piece of work under way.
  */
 export function asksAFact(c: Clause): boolean {
-  if (truncatedGerund(c)) return false;
+  // "took part in Saturday": a day or month is when something was done, not what.
+  if (truncatedGerund(c) || DATE_ONLY.test(c.object)) return false;
   const aspect = aspectOf(c);
   if (c.attribute || aspect === 'done') return true;
   return (aspect === 'present' ? HABITS : UNDER_WAY).has(verbKey(c));
@@ -427,6 +431,8 @@ export function before(a: string, b: string): boolean {
 /** "-ing" form of a verb lemma: "run" → "running", "make" → "making", "visit" → "visiting", "go to" → "going to". */
 export function gerund(verb: string): string {
   const [v, ...rest] = verb.split(' ');
+  // "start sketching out": the -ing form is the second verb's ("before sketching out …", not "starting sketching").
+  if (rest[0] && rest[0].length > 5 && rest[0].endsWith('ing')) return rest.join(' ');
   const w = v!;
   let g: string;
   if (/ie$/.test(w)) g = `${w.slice(0, -2)}ying`;

@@ -2,6 +2,7 @@ import { recordDate } from '../bundles.ts';
 import type { Rng } from '../rng.ts';
 import { recordsWithAll, tokensIn } from './cues.ts';
 import type { Sentence } from './facts.ts';
+import { posAt } from './nlp.ts';
 import { whoAt } from './speakers.ts';
 import { MONTH_NAMES, WEEKDAY_NAMES } from '../../text/date-parse.ts';
 import { inTimeScope, nounPhrases, type Phrase, type TimeScope } from './phrases.ts';
@@ -96,6 +97,9 @@ export function pickGist(ctx: RuleContext, i: number, s: Pick<Sentence, 'start' 
     const dfs = p.stems.map((t) => ctx.postings.get(t)?.length ?? 0);
     if (dfs.some((d) => d === 0 || d > maxDf)) continue;
     if (o.filter && !o.filter(p)) continue;
+    // The history's noun usage is word-wide; here the phrase must end on a noun: "the psychological", "the weather
+    // shapes" and "the success underscores" name nothing one talked about.
+    if (!endsOnNoun(r.text, p)) continue;
     const global = recordsWithAll(ctx.postings, p.stems);
     for (const scope of o.scopes) {
       const matches = scopedMatches(ctx, i, p.stems, who, scope);
@@ -116,6 +120,12 @@ export function pickGist(ctx: RuleContext, i: number, s: Pick<Sentence, 'start' 
   let sum = cands.reduce((a, c) => a + c.w, 0) * rng.next();
   for (const c of cands) if ((sum -= c.w) < 0) return c.g;
   return cands[cands.length - 1]!.g;
+}
+
+/** Whether wink tags the phrase's last word a noun in its sentence (true when it cannot place the word). */
+export function endsOnNoun(text: string, p: Phrase): boolean {
+  const pos = posAt(text, p.words[p.words.length - 1]!.start);
+  return pos === undefined || pos === 'NOUN' || pos === 'PROPN';
 }
 
 /**

@@ -207,17 +207,29 @@ function nominal(t: Token): boolean {
   return isTopicWord(w) && !isStopword(w) && !NOT_NOUN.has(w);
 }
 
+/** Whether `t` is the first word of its sentence or line, where any word is capitalised. */
+function opensSentence(t: Token, text: string): boolean {
+  return t.start === 0 || /[.!?:\n"“]\s*$/.test(text.slice(Math.max(0, t.start - 3), t.start));
+}
+
 function display(t: Token, text: string): string {
-  const before = text.slice(Math.max(0, t.start - 3), t.start);
-  const opens = t.start === 0 || /[.!?:\n"“]\s*$/.test(before);
   if (/^[A-Z]{2,}$/.test(t.word)) return t.word;
-  return /^[A-Z][a-z]/.test(t.word) && !opens ? t.word : t.word.toLowerCase();
+  return /^[A-Z][a-z]/.test(t.word) && !opensSentence(t, text) ? t.word : t.word.toLowerCase();
+}
+
+/** "New" of "New York", "First" of "First Republic": opener words that start a name when capitalised. */
+const NAME_OPENERS = new Set(['new', 'first', 'own']);
+
+function capitalised(t: Token): boolean {
+  return /^[A-Z]/.test(t.word);
 }
 
 /**
  * Noun phrases of a sentence: runs of 1–3 content words that follow a determiner or preposition (or are
  * capitalised names), with every shorter tail of a run ("choir concert", "concert"). Tokens overlapping
- * `[avoidStart, avoidEnd)` (the answer) are never part of a phrase.
+ * `[avoidStart, avoidEnd)` (the answer) are never part of a phrase. A name is never cut: no phrase starts inside one
+ * ("York" of "New York", "Institut" of "Goethe Institut", "Life" of "Everyday Life"), since a question naming the
+ * part names something the person did not say.
  */
 export function nounPhrases(
   text: string,
@@ -232,6 +244,9 @@ export function nounPhrases(
     const prev = toks[k - 1];
     const opener = prev && OPENERS.has(lower(prev)) && text.slice(prev.end, toks[k]!.start).trim() === '';
     if (!opener) continue;
+    // A capitalised opener before a capitalised word is the name's first word, unless it only opens the sentence
+    // ("In Berlin, …", "The Hague is …"); "New", "First" and "Own" are the name's even there.
+    if (capitalised(prev) && capitalised(toks[k]!) && (!opensSentence(prev, text) || NAME_OPENERS.has(lower(prev)))) continue;
     const run: Token[] = [];
     for (let m = k; m < toks.length && run.length < 4; m++) {
       const t = toks[m]!;
@@ -245,6 +260,7 @@ export function nounPhrases(
     // The phrase ends at its last head-like word ("the yoga studio", not "the yoga studio must").
     while (run.length && usage(lower(run[run.length - 1]!)) !== 'head' && !/^[A-Z]/.test(run[run.length - 1]!.word)) run.pop();
     for (let from = 0; from < run.length; from++) {
+      if (from > 0 && capitalised(run[from - 1]!) && capitalised(run[from]!)) continue;
       const words = run.slice(from);
       const body = words.map((t) => display(t, text)).join(' ');
       const key = body.toLowerCase();

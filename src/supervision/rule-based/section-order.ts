@@ -66,6 +66,8 @@ export function sectionOrderQuestion(ctx: RuleContext, i: number, rng: Rng): Rul
       ),
     };
   }
+  // A file's own name ("11_report_task_3fc6b8c3", an HTML page's <title>) is no title anyone says.
+  if (!/\s/.test(title) && /[_.]/.test(title)) return undefined;
   const owner = ctx.userVoice ? 'my document' : 'the document';
   return {
     type: 'multi-hop',

@@ -12,7 +12,7 @@ import type { Clause } from './clauses.ts';
 import type { RuleContext } from './rule-context.ts';
 import { thingWord } from './contextual.ts';
 import { isTopicWord, recordsWithAll } from './cues.ts';
-import { maxPhraseDf, namesADate } from './gist.ts';
+import { endsOnNoun, maxPhraseDf, namesADate } from './gist.ts';
 import { nounPhrases } from './phrases.ts';
 import { roleRange } from './speakers.ts';
 import { inUserVoice } from './voice.ts';
@@ -269,6 +269,7 @@ function userTopics(ctx: RuleContext, graph: RecordGraph): Map<string, Topic[]> 
       if (!p.words.every((w) => isTopicWord(w.word.toLowerCase()) && !VAGUE_TOPIC.has(w.word.toLowerCase()))) continue;
       // "the colours seemed", "the inevitable disruption comes": a verb a determiner happened to precede.
       if (namesADate(p.text) || (!named && !thingWord(ctx, p.words[p.words.length - 1]!.word.toLowerCase(), true))) continue;
+      if (!endsOnNoun(r.text, p)) continue;
       if (p.stems.some((t) => ctx.speakerStems.has(t) || (ctx.postings.get(t)?.length ?? 0) > maxDf)) continue;
       const sameDay = (k: number) =>
         records[k]!.kind === 'turn' && graph.threadOf[k] === graph.threadOf[i] && recordDate(records[k]!) === day;
