@@ -128,11 +128,10 @@ describe('LLM generation pipeline against a scripted OpenAI-compatible server', 
     expect(readerPrompt).toContain(question.question);
     expect(readerPrompt).not.toContain('gives the distance');
     expect(readerPrompt).not.toContain('identifies the greyhound');
-    // Asked the day after the last record, like the offline items: the questioner, the auditor and the reader are told,
-    // and the item of a chat between people stays undated, as LoCoMo's own questions are.
+    // Asked the day after the last record, like the offline items: the questioner, the auditor and the reader are told.
     const day = askedDayOf(records);
     expect(day).toBeDefined();
-    expect(item.date).toBeUndefined();
+    expect(item.date).toBe(day);
     for (const i of [1, 2, 3]) expect(JSON.stringify(server.chatRequests()[i]!.body.messages)).toContain(`Asked on: ${day}`);
   });
 

@@ -276,9 +276,7 @@ export function createLlmProcessor(o: LlmProcessorOptions): BundleProcessor {
         {
           type: plan.questionType,
           question,
-          // Read against its day, but carried only by a user's items (rule-based/asked-dates.ts): chats between people
-          // are questioned after the fact, undated.
-          ...(askedDay && askedDays.stamped ? { date: askedDay } : {}),
+          ...(askedDay ? { date: askedDay } : {}),
           plan,
           evidence: pc.evidence,
           checks: {

@@ -55,8 +55,8 @@ export function createOfflineProcessor(o: OfflineProcessorOptions): BundleProces
   // A user's own questions are placed in their day (rule-based/situation.ts). Unchecked items have no blind gate to
   // read a situated question with: they stay as templated.
   const situating = o.checks === false || !o.ctx.userVoice ? undefined : createSituating(o.ctx, o.graph);
-  // Every item is asked on a day (a user's, on its own day after its evidence, which the item carries; chats between
-  // people after the history, undated), and a share of its dates lose their year (rule-based/asked-dates.ts).
+  // Every item is asked on a day (a user's, on its own day after its evidence), and a share of its dates lose their
+  // year (rule-based/asked-dates.ts).
   const askedDays = createAskedDays(o.graph.records, o.ctx.userVoice);
   const keepYear = o.ctx.userVoice ? KEEP_YEAR.userAssistant : KEEP_YEAR.conversation;
   return {
@@ -66,7 +66,7 @@ export function createOfflineProcessor(o: OfflineProcessorOptions): BundleProces
     prompts: {
       ...(gap ? { 'lexical-gap': `${LEXICAL_GAP} target ${gap.target}` } : {}),
       ...(situating ? { situation: SITUATION } : {}),
-      ...(askedDays.dated ? { 'asked-dates': `${ASKED_DATES} keep-year ${keepYear}${askedDays.perItem ? ' per-item' : ' undated'}` } : {}),
+      ...(askedDays.dated ? { 'asked-dates': `${ASKED_DATES} keep-year ${keepYear}${askedDays.perItem ? ' per-item' : ''}` } : {}),
     },
     ...(gap ? { gapTarget: gap.target } : {}),
     fillCap,
@@ -100,7 +100,7 @@ export function createOfflineProcessor(o: OfflineProcessorOptions): BundleProces
         return q === question || (o.checks !== false && !checkQuestion(q, answer, answerType, members).ok) ? question : q;
       };
       const dated = (question: string, explicit: string, day: string | undefined) => ({
-        ...(day && askedDays.stamped ? { date: day } : {}),
+        ...(day ? { date: day } : {}),
         question,
         ...(question !== explicit ? { explicit } : {}),
       });

@@ -11,10 +11,8 @@
  * such a question favours: the records of the last weeks before it. So in those histories each item is asked a
  * seeded number of days after its latest dated evidence, drawn from the development questions' own delays
  * ({@link ASKED_AFTER_DECILES}) and taken to the nearest day of a monthly grid ({@link ASKING_STEP}). Chats between
- * people (LoCoMo) are questioned after the fact: their items are all asked the day after the history's last dated
- * record, see every record, and carry no day, as LoCoMo's own questions carry none. A stamped day there would let a
- * design be rewarded on validation for what no question it is tested on allows: favouring the history's last weeks
- * (a recency boost), or resolving a yearless "July 7th" against the day.
+ * people (LoCoMo) are questioned after the fact, undated: their items are all asked the day after the history's last
+ * dated record, and see every record.
  *
  * A date loses its year only when the host's date resolver, reading the new question against the asked day, finds
  * that date where it was. The resolver picks the year nearest the asked day, so a date more than about half a year
@@ -26,7 +24,7 @@ import { resolveDates } from '../../text/resolve-dates.ts';
 import type { Rng } from '../rng.ts';
 
 /** Version of these rules, recorded with the runs that used them. */
-export const ASKED_DATES = 'asked-dates@4';
+export const ASKED_DATES = 'asked-dates@3';
 
 /**
  * The share of date mentions that keep their year, by kind of history. Calibrated on the development histories only:
@@ -105,11 +103,6 @@ export interface AskedDays {
   /** Whether the history has a dated record (without one, no item is asked on a day). */
   dated: boolean;
   /**
-   * Whether an item carries its asked day as its `date`: only when each item is asked on its own day. Items asked
-   * after the history are undated; their dates are still written as read against the day after it.
-   */
-  stamped: boolean;
-  /**
    * The day an item resting on these records (its evidence, and the record its question names its day by) is asked
    * (draws from `rng` when `perItem`): the {@link ASKING_STEP} grid day nearest the latest of their dated days plus a
    * drawn delay, and after that day; undefined when the history has no dated record. An item whose records are all
@@ -142,7 +135,6 @@ export function createAskedDays(records: readonly Pick<SourceRecord, 'id' | 'tim
   return {
     perItem,
     dated: end !== undefined,
-    stamped: perItem && end !== undefined,
     dayFor(evidence, rng) {
       if (!perItem || end === undefined) return end;
       const draw = rng.next();
