@@ -3,7 +3,7 @@ import type { SourceRecord } from '../sandbox/contract.ts';
 import { buildRecordGraph } from '../src/supervision/record-graph.ts';
 import { createRng } from '../src/supervision/rng.ts';
 import { createRuleContext } from '../src/supervision/rule-based/generator.ts';
-import { pickGist, scopedMatches } from '../src/supervision/rule-based/gist.ts';
+import { endsOnNoun, pickGist, scopedMatches } from '../src/supervision/rule-based/gist.ts';
 import { extractFacts } from '../src/supervision/rule-based/facts.ts';
 import { nounPhrases, nounUsage } from '../src/supervision/rule-based/phrases.ts';
 import { nounKinds } from '../src/supervision/rule-based/kinds.ts';
@@ -51,6 +51,18 @@ describe('noun phrases', () => {
     expect(of('I read The Net Delusion with my Everyday Life notes.')).toEqual(['Everyday Life notes', 'the notes']);
     // A capitalised opener that only opens the sentence still opens the name after it.
     expect(of('In Berlin the rent rose.')).toContain('Berlin');
+  });
+
+  it('tell a phrase that ends on a noun from one a verb or an adjective ends', () => {
+    // The history's word-wide usage may take any of these words for a noun; in the sentence, wink does not.
+    const ends = (text: string, phrase: string) => {
+      const found = nounPhrases(text, { start: 0, end: text.length }, () => 'head').find((p) => p.text === phrase);
+      return found && endsOnNoun(text, found);
+    };
+    expect(ends('I think the weather shapes my mood.', 'the weather shapes')).toBe(false);
+    expect(ends('I think the weather shapes my mood.', 'the mood')).toBe(true);
+    expect(ends('We talked about the psychological in detail.', 'the psychological')).toBe(false);
+    expect(ends('The success underscores the plan.', 'the plan')).toBe(true);
   });
 });
 
