@@ -177,9 +177,9 @@ describe('runSearch with broken proposals', () => {
   const events: SearchEvent[] = [];
 
   // The good proposal: weak BM25 length normalisation, so the embedded persona's long turns and sections are not
-  // pushed down (on the validation items here 0.371 → 0.402 at rule-based@27; b = 0.9 and 1 lose, 0.5 gains less).
+  // pushed down (on the validation items here 0.309 → 0.334 at rule-based@31; b = 0.3, 0.9 and 1 lose, 0.6 ties).
   // The set is generated, so a generator change can move this: pick the tweak again from what the seed scores.
-  const goodEdits: EditOp[] = [{ op: 'set-constant', name: 'BM25_B', value: 0.3 }];
+  const goodEdits: EditOp[] = [{ op: 'set-constant', name: 'BM25_B', value: 0.5 }];
 
   beforeAll(async () => {
     pool = createEvalPool({ size: 2 });
