@@ -100,9 +100,10 @@ describe.skipIf(!existsSync(LOCOMO))('offline generation on every LoCoMo convers
       expect(GenerationSummarySchema.parse(summary).kept).toBe(items.length);
       expect(Object.keys(summary.byType).length).toBeGreaterThanOrEqual(4);
       // The linked-pair family makes multi-hop questions from the same session, with both records as evidence.
-      // (conv-30 has 9 since "What means did John mention after …?" and its kind are no longer asked.)
+      // (conv-30 had 9 once "What means did John mention after …?" and its kind were no longer asked, and has 7 from
+      // rule-based@31, whose gists must end on a noun.)
       const multi = items.filter((i) => i.category === 'multi-hop');
-      expect(multi.length).toBeGreaterThanOrEqual(8);
+      expect(multi.length).toBeGreaterThanOrEqual(6);
       for (const m of multi) expect(new Set(m.evidence.map((e) => e.record)).size).toBe(2);
       // Questions are phrased from the evidence, not built from bags of cue words.
       for (const it of items) expect(it.question).not.toMatch(/\bthe mention of\b|talked about \w+, \w+ and \w+/);
