@@ -58,6 +58,20 @@ describe('extractive reader', () => {
     const ctx = 'Session 2 — 3 March 2024\nJon: I opened my dance studio yesterday!';
     expect(extractiveAnswer('When did Jon open his dance studio?', ctx).answer).toBe('2 March 2024');
   });
+  it('reads a line the same wherever it sits: its date from this context, its answer at its own place', () => {
+    // Lines are parsed once and reused across contexts; the header date and offsets must still be this context's.
+    const line = 'Ana: I went to a choir rehearsal at the Vennskap Hall yesterday.';
+    const first = `## 8 May 2023\n${line}`;
+    const later = `## 3 July 2024\nBen: We talked about the weather and nothing else at all.\n${line}`;
+    for (const [ctx, when] of [
+      [first, '7 May 2023'],
+      [later, '2 July 2024'],
+      [first, '7 May 2023'],
+    ] as const) {
+      expect(extractiveAnswer('When did Ana go to the choir rehearsal?', ctx).answer).toBe(when);
+      expect(extractiveAnswer('Where did Ana go to the choir rehearsal?', ctx).answer).toBe('Vennskap Hall');
+    }
+  });
   it('gathers several parts for list questions', () => {
     const ctx = [
       '[1 May 2023] Ben: My favourite hobby is gardening.',

@@ -15,6 +15,7 @@
  * 5. 'When' questions resolve relative phrases ("yesterday", "last week", "last Saturday") against the date of
  *    the line that says them, and fall back to that line's date.
  */
+import { LRUCache } from 'lru-cache';
 import { CARDINALS } from '../text/number-words.ts';
 import type { AnswerType } from '../history/record.ts';
 import { isStopword, stem } from '../text/text.ts';
@@ -235,6 +236,60 @@ function splitSentences(text: string, offset: number): Array<[number, number]> {
 const SPEAKER = /^([\p{Lu}][\p{L}\p{M}'’.-]*(?:\s+[\p{Lu}][\p{L}\p{M}'’.-]*){0,3})\s*:\s+/u;
 const BRACKET = /^\s*(?:[-*•]\s+)?((?:\[[^\]\n]{0,120}\]\s*|\([^)\n]{0,120}\)\s*)+)/u;
 
+/** A sentence of one line, its offsets counted from the line's start. */
+type LineSentence = Omit<Sentence, 'line'>;
+
+/** What a context line says on its own: the date it heads the next lines with, or its stamp, speaker and sentences. */
+type LineParse =
+  | { header: CalendarDate }
+  | { header?: undefined; date?: CalendarDate; speaker?: string; speakerKeys: string[]; sentences: LineSentence[] };
+
+/**
+ * Parsed lines by their text. A design's contexts repeat the same records question after question and candidate
+ * after candidate, and parsing (tokens, stems, chrono's dates) was most of the offline answerer's time.
+ */
+const parsedLines = new LRUCache<string, LineParse>({ max: 20_000 });
+
+function parseLine(raw: string): LineParse {
+  let bodyStart = 0;
+  let date: CalendarDate | undefined;
+  const br = BRACKET.exec(raw);
+  if (br) {
+    const stamped = findDates(br[1]!).sort((a, b) => precision(b.date) - precision(a.date))[0];
+    if (stamped) date = stamped.date;
+    bodyStart = br[0].length;
+  }
+  let body = raw.slice(bodyStart);
+  let speaker: string | undefined;
+  const sp = SPEAKER.exec(body);
+  if (sp && !/^(?:subject|from|to|cc|date|re|note|title|session)$/i.test(sp[1]!)) {
+    speaker = sp[1]!;
+    bodyStart += sp[0].length;
+    body = raw.slice(bodyStart);
+  }
+  if (!date && !speaker) {
+    // A line that is mostly a date ("Session 3 — 8 May 2023", "## 2023-05-08") dates the lines under it.
+    const ds = findDates(raw);
+    const words = tokensOf(raw, 0).length;
+    const best = ds.sort((a, b) => precision(b.date) - precision(a.date))[0];
+    if (best && words <= 10 && precision(best.date) >= 2) return { header: best.date };
+  }
+  const sentences: LineSentence[] = [];
+  for (const [s, e] of splitSentences(body, bodyStart)) {
+    const tokens = tokensOf(raw.slice(s, e), s);
+    if (tokens.length === 0) continue;
+    const keys = new Set<string>();
+    for (const t of tokens) for (const k of t.keys) keys.add(k);
+    sentences.push({ asks: /\?["')\]]*\s*$/.test(raw.slice(s, e)), start: s, end: e, tokens, keys });
+  }
+  return {
+    ...(date ? { date } : {}),
+    ...(speaker ? { speaker } : {}),
+    speakerKeys: speaker ? tokensOf(speaker, 0).map((t) => t.keys[0]!) : [],
+    sentences,
+  };
+}
+
 function parseContext(context: string): Sentence[] {
   const sentences: Sentence[] = [];
   let headerDate: CalendarDate | undefined;
@@ -244,46 +299,24 @@ function parseContext(context: string): Sentence[] {
     const lineStart = offset;
     offset += raw.length + 1;
     if (!raw.trim()) continue;
-    let bodyStart = 0;
-    let date: CalendarDate | undefined;
-    const br = BRACKET.exec(raw);
-    if (br) {
-      const stamped = findDates(br[1]!).sort((a, b) => precision(b.date) - precision(a.date))[0];
-      if (stamped) date = stamped.date;
-      bodyStart = br[0].length;
+    let parsed = parsedLines.get(raw);
+    if (!parsed) parsedLines.set(raw, (parsed = parseLine(raw)));
+    if (parsed.header) {
+      headerDate = parsed.header;
+      continue;
     }
-    let body = raw.slice(bodyStart);
-    let speaker: string | undefined;
-    const sp = SPEAKER.exec(body);
-    if (sp && !/^(?:subject|from|to|cc|date|re|note|title|session)$/i.test(sp[1]!)) {
-      speaker = sp[1]!;
-      bodyStart += sp[0].length;
-      body = raw.slice(bodyStart);
-    }
-    if (!date && !speaker) {
-      // A line that is mostly a date ("Session 3 — 8 May 2023", "## 2023-05-08") dates the lines under it.
-      const ds = findDates(raw);
-      const words = tokensOf(raw, 0).length;
-      const best = ds.sort((a, b) => precision(b.date) - precision(a.date))[0];
-      if (best && words <= 10 && precision(best.date) >= 2) {
-        headerDate = best.date;
-        continue;
-      }
-    }
-    const lineDate = date ?? headerDate;
+    const lineDate = parsed.date ?? headerDate;
     const line: Line = {
       date: lineDate,
       dateKeys: lineDate ? dateKeys(lineDate) : [],
-      speaker,
-      speakerKeys: speaker ? tokensOf(speaker, 0).map((t) => t.keys[0]!) : [],
+      speaker: parsed.speaker,
+      speakerKeys: parsed.speakerKeys,
       index: index++,
     };
-    for (const [s, e] of splitSentences(body, lineStart + bodyStart)) {
-      const tokens = tokensOf(context.slice(s, e), s);
-      if (tokens.length === 0) continue;
-      const keys = new Set<string>();
-      for (const t of tokens) for (const k of t.keys) keys.add(k);
-      sentences.push({ asks: /\?["')\]]*\s*$/.test(context.slice(s, e)), start: s, end: e, tokens, line, keys });
+    for (const s of parsed.sentences) {
+      // Cached tokens are shared between contexts: each context gets its own, placed at this line's offset.
+      const tokens = s.tokens.map((t) => ({ ...t, start: t.start + lineStart, end: t.end + lineStart }));
+      sentences.push({ asks: s.asks, start: s.start + lineStart, end: s.end + lineStart, tokens, line, keys: s.keys });
     }
   }
   return sentences;
