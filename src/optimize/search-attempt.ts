@@ -1,7 +1,7 @@
 import { deriveSeed } from '../util/rng.ts';
 import { buildCandidate } from './search-build.ts';
 import { decide } from './search-decide.ts';
-import { trainingDiagnosis } from './search-diagnose.ts';
+import { dropPrefetch, prefetchTraining, trainingDiagnosis } from './search-diagnose.ts';
 import { evaluateOnValidation } from './search-evaluate.ts';
 import { NO_EDITS_FEEDBACK, type IterationPlan } from './search-iteration.ts';
 import { propose } from './search-propose.ts';
@@ -51,10 +51,17 @@ async function runAttempt(run: SearchRun, site: AttemptSite, repair: Repair | un
   if (built.kind === 'invalid')
     return { kind: 'repair', repair: { edits: proposal.edits, feedback: built.feedback, attempt: attempt + 1 } };
 
-  const evaluated = await evaluateOnValidation(run, record);
-  if (evaluated.kind === 'failed') return done;
+  const validation = evaluateOnValidation(run, record);
+  // The control never diagnoses what it accepts: nothing to prefetch.
+  if (!run.options.control) prefetchTraining(run, record);
+  const evaluated = await validation;
+  if (evaluated.kind === 'failed') {
+    dropPrefetch(run, record.id);
+    return done;
+  }
   const incumbent = run.options.control ? plan.seed : (run.archive.loadState().current ?? plan.seed);
   const decided = decide(run, evaluated.record, incumbent, deriveSeed(run.options.rngSeed, 'accept', plan.iteration));
   if (decided.kind === 'accepted' && !run.options.control) await trainingDiagnosis(run, decided.record);
+  else dropPrefetch(run, record.id);
   return done;
 }

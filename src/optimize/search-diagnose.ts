@@ -23,8 +23,13 @@ export async function trainingDiagnosis(
 ): Promise<{ diagnosis: Diagnosis; evaluation: CandidateEvaluation }> {
   let e = run.trainEvaluations.get(p.id);
   if (!e) {
-    run.emit({ type: 'evaluating', program: p.id, split: 'train', iteration: p.iteration });
-    e = await run.evaluator.evaluate(await compileArchived(run, p), 'train');
+    const prefetched = run.prefetched.get(p.id);
+    run.prefetched.delete(p.id);
+    e = (await prefetched) ?? undefined;
+    if (!e) {
+      run.emit({ type: 'evaluating', program: p.id, split: 'train', iteration: p.iteration });
+      e = await run.evaluator.evaluate(await compileArchived(run, p), 'train');
+    }
     run.trainEvaluations.set(p.id, e);
   }
   let d = run.archive.diagnosis(p.id);
@@ -36,6 +41,34 @@ export async function trainingDiagnosis(
     run.archive.recordDiagnosis(p.id, d);
   }
   return { diagnosis: d, evaluation: e };
+}
+
+/**
+ * Starts `p`'s training evaluation now, beside its validation run, when the run allows it
+ * (`SearchLoopOptions.prefetchTraining`): an acceptance then finds the evaluation its diagnosis needs done or under
+ * way. It is the same evaluation started earlier, so no score changes. Call {@link dropPrefetch} once `p` is rejected.
+ */
+export function prefetchTraining(run: SearchRun, p: ProgramRecord): void {
+  if (!run.options.prefetchTraining || run.trainEvaluations.has(p.id) || run.prefetched.has(p.id)) return;
+  const pending = compileArchived(run, p)
+    .then((c) => run.evaluator.evaluate(c, 'train'))
+    .catch(() => null);
+  run.prefetched.set(p.id, pending);
+  run.inFlight.add(pending);
+  void pending.finally(() => run.inFlight.delete(pending));
+}
+
+/** Forgets a rejected program's prefetched training evaluation (its task runs to the end; see `settlePrefetches`). */
+export function dropPrefetch(run: SearchRun, id: string): void {
+  run.prefetched.delete(id);
+}
+
+/**
+ * Waits for every prefetch still running. A search returns only after this: closing the pool under a running
+ * evaluation would record its groups as crashed in the evaluation cache.
+ */
+export async function settlePrefetches(run: SearchRun): Promise<void> {
+  await Promise.all([...run.inFlight]);
 }
 
 /** The parent's diagnosis and the failure cases of iteration `iteration`, as the feedback mode selects them. */

@@ -1,6 +1,7 @@
 import { runAttempts } from './search-attempt.ts';
 import { finishIteration, planIteration, stopBefore, unfinishedRepair, type CarriedRepair } from './search-iteration.ts';
-import { createSearchRun } from './search-run.ts';
+import { settlePrefetches } from './search-diagnose.ts';
+import { createSearchRun, type SearchRun } from './search-run.ts';
 import { settleArchive } from './search-settle.ts';
 import type { SearchLoopOptions, SearchResult } from './search-types.ts';
 
@@ -15,6 +16,14 @@ export type { FeedbackMode, Repair, SearchEvent, SearchLoopOptions, SearchResult
  */
 export async function runSearch(options: SearchLoopOptions): Promise<SearchResult> {
   const run = createSearchRun(options);
+  try {
+    return await searchFrom(run);
+  } finally {
+    await settlePrefetches(run);
+  }
+}
+
+async function searchFrom(run: SearchRun): Promise<SearchResult> {
   const { archive } = run;
   const seed = await settleArchive(run);
   let state = archive.loadState();

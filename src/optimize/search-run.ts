@@ -18,6 +18,13 @@ export interface SearchRun {
   readonly compiled: Map<string, CompiledProgram>;
   /** Training-set evaluations of accepted programs, by id (the evaluator's cache keeps them on disk too). */
   readonly trainEvaluations: Map<string, CandidateEvaluation>;
+  /**
+   * Training evaluations started beside a candidate's validation run (`SearchLoopOptions.prefetchTraining`), by id,
+   * until its decision: null when it failed (the diagnosis that needs it evaluates again and meets the error there).
+   */
+  readonly prefetched: Map<string, Promise<CandidateEvaluation | null>>;
+  /** Every prefetch still running, dropped ones included: the search waits for them before it returns. */
+  readonly inFlight: Set<Promise<unknown>>;
 }
 
 export function createSearchRun(options: SearchLoopOptions): SearchRun {
@@ -30,6 +37,8 @@ export function createSearchRun(options: SearchLoopOptions): SearchRun {
     repairs: options.repairs ?? 2,
     compiled: new Map(),
     trainEvaluations: new Map(),
+    prefetched: new Map(),
+    inFlight: new Set(),
   };
 }
 

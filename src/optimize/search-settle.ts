@@ -3,7 +3,7 @@ import { InputError, MemsteerError } from '../errors.ts';
 import type { CompileDiagnostic } from '../isolate/sandbox-api.ts';
 import { deriveSeed } from '../util/rng.ts';
 import { decide } from './search-decide.ts';
-import { trainingDiagnosis } from './search-diagnose.ts';
+import { prefetchTraining, trainingDiagnosis } from './search-diagnose.ts';
 import { evaluateOnValidation } from './search-evaluate.ts';
 import type { SearchRun } from './search-run.ts';
 
@@ -43,7 +43,12 @@ export async function settleArchive(run: SearchRun): Promise<ProgramRecord> {
   } else {
     archive.appendEvent({ type: 'run-resumed', pending: state.pending.map((p) => p.id), lastIteration: state.lastIteration });
   }
-  for (const p of state.pending) await evaluateOnValidation(run, p);
+  for (const p of state.pending) {
+    const validation = evaluateOnValidation(run, p);
+    // A seed is accepted as the baseline and diagnosed at once: its training evaluation can start beside.
+    if (p.kind === 'seed') prefetchTraining(run, p);
+    await validation;
+  }
   for (const p of archive.loadState().undecided) {
     if (p.kind === 'seed') {
       await trainingDiagnosis(run, archive.recordDecision(p.id, { accepted: true, reason: 'seed: the baseline', against: null }));

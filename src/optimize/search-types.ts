@@ -38,6 +38,13 @@ export interface SearchLoopOptions {
    */
   control?: boolean;
   onEvent?: (e: SearchEvent) => void;
+  /**
+   * Start each candidate's training evaluation beside its validation run, so an acceptance finds the evaluation its
+   * diagnosis needs done. Worth it when one evaluation leaves pool processes idle (a history's dates replay in one
+   * process: a run on fewer histories than processes); a rejected candidate's evaluation is wasted. Scores do not
+   * change: the same evaluation only starts earlier. Default off.
+   */
+  prefetchTraining?: boolean;
   /** Wall time already spent by earlier sessions of this run (resume). */
   elapsedBeforeMs?: number;
 }
