@@ -1,4 +1,5 @@
 import { createHash, type Hash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import bm25 from 'wink-bm25-text-search';
 import type { Bm25Options, Hit } from '../../../sandbox/contract.ts';
 import type { Bm25CacheStats } from '../sandbox-api.ts';
@@ -40,9 +41,26 @@ export function buildBm25Index(docs: ReadonlyArray<{ id: string; text: string }>
   return GrowingBm25.build(docs, paramsOf(options));
 }
 
+/**
+ * Index terms by analysis and text. A design whose `add` rebuilds its index (one that indexes each unit with its
+ * neighbours must) re-reads the same texts at every question date, and term analysis was most of a build's time.
+ * Bounded by characters held; the arrays are shared, and nothing that reads them writes to them.
+ */
+const termCache = new LRUCache<string, readonly string[]>({
+  maxSize: 64_000_000,
+  sizeCalculation: (value, key) => key.length + 8 * value.length + 1,
+});
+
 function paramsOf(options?: Bm25Options): Bm25Params {
   const o = resolve(options);
-  return { k1: o.k1, b: o.b, k: IDF_K, prep: (text: string) => terms(text, { stem: o.stem, stopwords: o.stopwords }) };
+  const flags = `${o.stem ? 's' : '-'}${o.stopwords ? 'w' : '-'}\u0000`;
+  const prep = (text: string): readonly string[] => {
+    const key = flags + text;
+    let out = termCache.get(key);
+    if (!out) termCache.set(key, (out = terms(text, { stem: o.stem, stopwords: o.stopwords })));
+    return out;
+  };
+  return { k1: o.k1, b: o.b, k: IDF_K, prep };
 }
 
 /**

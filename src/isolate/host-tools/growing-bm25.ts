@@ -8,7 +8,7 @@ export interface Bm25Params {
   /** The constant inside wink's IDF: log((N − n + 0.5) / (n + 0.5) + k). */
   k: number;
   /** Document and query text → index terms. */
-  prep: (text: string) => string[];
+  prep: (text: string) => readonly string[];
 }
 
 /** wink-bm25-text-search rounds each document–term weight to this many decimals (its `consolidate()` default). */
