@@ -5,7 +5,7 @@
  * evidence are computed from the clauses, never guessed.
  */
 import type { SourceRecord } from '../../../sandbox/contract.ts';
-import { daysBetween, MONTH_NAMES, WEEKDAY_NAMES } from '../../text/date-parse.ts';
+import { daysBetween } from '../../text/date-parse.ts';
 import { stem } from '../../text/text.ts';
 import { recordDate } from '../bundles.ts';
 import type { PlanFact } from '../plan.ts';
@@ -13,6 +13,7 @@ import type { Rng } from '../rng.ts';
 import { aspectOf, ClauseIndex, classOf, clauseDate, clauseIso, distinctObjects, isoAsDate, type Stated, verbKey } from './clause-index.ts';
 import type { Clause } from './clauses.ts';
 import type { RuleContext } from './rule-context.ts';
+import { namesOnlyADate } from './gist.ts';
 import { monthOf } from './phrases.ts';
 import { whoAt } from './speakers.ts';
 import { fact, plan, type RuleCandidate } from './templates.ts';
@@ -73,9 +74,6 @@ const UNDER_WAY: ReadonlySet<string> = new Set([
   'listen to',
 ]);
 
-/** An object that is only a month or a weekday ("Saturday", "Mondays"). */
-const DATE_ONLY = new RegExp(`^(?:${[...MONTH_NAMES, ...WEEKDAY_NAMES].join('|')})s?$`);
-
 /**
  * Whether a clause's "what" question asks a fact about the person. "What did I bake?" does; "What am I losing? →
  * touch", "What does John make? → progress", "What do I hit? → windy spot" and a bare gerund answer ("my main
@@ -84,7 +82,7 @@ const DATE_ONLY = new RegExp(`^(?:${[...MONTH_NAMES, ...WEEKDAY_NAMES].join('|')
  */
 export function asksAFact(c: Clause): boolean {
   // "took part in Saturday": a day or month is when something was done, not what.
-  if (truncatedGerund(c) || DATE_ONLY.test(c.object)) return false;
+  if (truncatedGerund(c) || namesOnlyADate(c.object)) return false;
   const aspect = aspectOf(c);
   if (c.attribute || aspect === 'done') return true;
   return (aspect === 'present' ? HABITS : UNDER_WAY).has(verbKey(c));

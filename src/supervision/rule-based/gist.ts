@@ -70,14 +70,22 @@ export function scopedMatches(ctx: RuleContext, i: number, stems: readonly strin
   });
 }
 
-const DATE_NAME = new RegExp(`\\b(?:${[...MONTH_NAMES, ...WEEKDAY_NAMES].join('|')})s?\\b`);
+/** A month's or weekday's name, singular or plural ("June", "Thursdays"). */
+const DATE_NAME = `(?:${[...MONTH_NAMES, ...WEEKDAY_NAMES].join('|')})s?`;
+const HAS_DATE_NAME = new RegExp(`\\b${DATE_NAME}\\b`);
+const ONLY_DATE_NAME = new RegExp(`^${DATE_NAME}$`);
 
 /**
  * Whether a phrase names a month or a weekday ("June", "Thursdays"): that is when something was said, not what,
  * so it names no topic ("After the user talked about June on June 12, …"); a gist never does.
  */
 export function namesADate(phrase: string): boolean {
-  return DATE_NAME.test(phrase);
+  return HAS_DATE_NAME.test(phrase);
+}
+
+/** Whether a phrase is only a month's or a weekday's name ("Saturday", "Mondays"): it says when, never what. */
+export function namesOnlyADate(phrase: string): boolean {
+  return ONLY_DATE_NAME.test(phrase);
 }
 
 /**
