@@ -57,10 +57,12 @@ export interface ExtractiveAnswer {
 
 // ---------------------------------------------------------------- tokens, lines, sentences
 
+// Tokens' keys, a line's speaker keys and a sentence's keys are shared between contexts through the parsed-line
+// cache (parseContext): they are read-only.
 interface Token {
   text: string;
   lower: string;
-  keys: string[];
+  keys: readonly string[];
   start: number;
   end: number;
   stop: boolean;
@@ -72,7 +74,7 @@ interface Line {
   /** Keys of the line's date (month name, year, day) so "in May 2023" in a question can match the stamp. */
   dateKeys: string[];
   speaker?: string;
-  speakerKeys: string[];
+  speakerKeys: readonly string[];
   index: number;
 }
 
@@ -83,7 +85,7 @@ interface Sentence {
   end: number;
   tokens: Token[];
   line: Line;
-  keys: Set<string>;
+  keys: ReadonlySet<string>;
 }
 
 const WORD = /[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu;
@@ -242,7 +244,7 @@ type LineSentence = Omit<Sentence, 'line'>;
 /** What a context line says on its own: the date it heads the next lines with, or its stamp, speaker and sentences. */
 type LineParse =
   | { header: CalendarDate }
-  | { header?: undefined; date?: CalendarDate; speaker?: string; speakerKeys: string[]; sentences: LineSentence[] };
+  | { header?: undefined; date?: CalendarDate; speaker?: string; speakerKeys: readonly string[]; sentences: LineSentence[] };
 
 /**
  * Parsed lines by their text. A design's contexts repeat the same records question after question and candidate
