@@ -8,6 +8,7 @@ import {
   averageRanks,
   groupAgreement,
   kendallTauB,
+  officialCeiling,
   pairCounts,
   regretOf,
   spearman,
@@ -168,6 +169,51 @@ describe('splitHalfReliability', () => {
     expect(splitHalfReliability(scores.slice(0, 2))).toBeNull();
     expect(splitHalfReliability([[1], [0], [0.5]])).toBeNull();
     expect(() => splitHalfReliability([[1, 0], [0], [1, 1]])).toThrow(RangeError);
+  });
+});
+
+describe('officialCeiling', () => {
+  // an integer hash (lowbias32): per-question coin flips independent across candidates and questions, exact in tests
+  const flip = (c: number, q: number) => {
+    let x = c * 1000 + q + 1;
+    x = Math.imul(x ^ (x >>> 16), 0x7feb352d);
+    x = Math.imul(x ^ (x >>> 15), 0x846ca68b);
+    return ((x ^ (x >>> 16)) >>> 0) % 2;
+  };
+
+  it('is 1 when every question ranks the candidates alike', () => {
+    const scores = [0, 0.25, 0.5, 1].map((v) => Array.from({ length: 20 }, () => v));
+    expect(officialCeiling(scores, 100)).toMatchObject({ meanTauB: 1, p10: 1, p90: 1, resamples: 100, questions: 20, candidates: 4 });
+  });
+
+  it('falls as the questions get noisier than the differences between candidates', () => {
+    // 8 candidates: candidate c answers question q right when its skill clears the question's difficulty, or on a coin
+    // flip in a share of the questions; more flips, less of the ranking the questions can confirm.
+    const scores = (noisy: number) =>
+      Array.from({ length: 8 }, (_, c) =>
+        Array.from({ length: 80 }, (_, q) => (q % 10 < noisy ? flip(c, q) : Number(c + 1 > (q * 7) % 9))),
+      );
+    const clean = officialCeiling(scores(0), 300)!;
+    const half = officialCeiling(scores(5), 300)!;
+    const noise = officialCeiling(scores(10), 300)!;
+    expect(clean.meanTauB).toBeGreaterThan(half.meanTauB);
+    expect(half.meanTauB).toBeGreaterThan(noise.meanTauB);
+    // Pure noise still agrees with its own resamples (they share its questions): an upper estimate, never a low one.
+    expect(noise.meanTauB).toBeGreaterThan(0);
+    expect(noise.meanTauB).toBeLessThan(0.8);
+    expect(noise.p10).toBeLessThanOrEqual(noise.p90);
+  });
+
+  it('is the same on every call (seeded) and undefined without enough candidates or questions', () => {
+    const scores = [
+      [1, 0, 1, 0, 1, 1],
+      [0, 0, 1, 1, 0, 1],
+      [1, 1, 0, 0, 0, 0],
+    ];
+    expect(officialCeiling(scores)).toEqual(officialCeiling(scores));
+    expect(officialCeiling(scores.slice(0, 2))).toBeNull();
+    expect(officialCeiling([[1], [0], [0.5]])).toBeNull();
+    expect(() => officialCeiling([[1, 0], [0], [1, 1]])).toThrow(RangeError);
   });
 });
 

@@ -141,6 +141,9 @@ describe('computeFidelity', () => {
     expect(report.reliability?.official).toMatchObject({ candidates: 3, questions: 5 });
     expect(report.reliability!.official!.splits).toBeGreaterThan(0);
     expect(report.reliability!.official!.p10).toBeLessThanOrEqual(report.reliability!.official!.p90);
+    // the official ceiling on agreement is over the same questions and candidates, and at least the split-half τ-b
+    expect(report.officialCeiling).toMatchObject({ candidates: 3, questions: 5, resamples: 1000 });
+    expect(report.officialCeiling!.meanTauB).toBeGreaterThanOrEqual(report.reliability!.official!.meanTauB);
     // the run recorded no validation traces: the statistic is undefined, not computed over a subset of candidates
     expect(report.reliability?.validation).toBeNull();
     // …and names no supervision file: no per-template agreement either, and no interval of the validation τ-b
@@ -167,12 +170,14 @@ describe('memsteer report --fidelity', () => {
     expect(io.stdout).toContain(f!.contextRecall.kendallTauB === null ? '–' : f!.contextRecall.kendallTauB.toFixed(2));
     expect(io.stdout).toContain(`= ${ids.top1}`);
     expect(io.stdout).toContain('split-half reliability');
+    expect(io.stdout).toContain(`bootstrap resamples', mean [p10, p90]): ${f!.officialCeiling!.meanTauB.toFixed(2)}`);
     expect(io.stderr).toContain(`candidate 3/3 ${ids.blind}`);
     const html = readFileSync(out, 'utf8');
     expect(html).toContain('<section id="fidelity">');
     expect(html).toContain('Kendall τ-b');
     expect(html).toContain(ids.blind);
     expect(html).toContain('Split-half reliability');
+    expect(html).toContain('The most any validation set could reach against these official questions');
   });
 
   it('--json prints the fidelity report', async () => {

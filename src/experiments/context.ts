@@ -195,6 +195,7 @@ export class BenchContext {
       distinct: f.distinct,
       contextRecall: f.contextRecall,
       recallAt10: f.recallAt10,
+      ceiling: f.officialCeiling?.meanTauB ?? null,
     };
   }
 

@@ -39,6 +39,17 @@ export const SplitHalfSchema = z.object({
 });
 export type SplitHalfReliability = z.infer<typeof SplitHalfSchema>;
 
+/** The official questions' own ceiling on agreement (fidelity-stats.ts, officialCeiling). */
+export const OfficialCeilingSchema = z.object({
+  meanTauB: z.number().min(-1).max(1),
+  p10: z.number().min(-1).max(1),
+  p90: z.number().min(-1).max(1),
+  resamples: z.number().int().positive(),
+  questions: z.number().int().nonnegative(),
+  candidates: z.number().int().nonnegative(),
+});
+export type OfficialCeilingReport = z.infer<typeof OfficialCeilingSchema>;
+
 /** A bootstrap interval of the validation–official τ-b by context recall (fidelity-stats.ts, tauInterval). */
 export const TauIntervalSchema = z.object({
   kendallTauB: z.number().min(-1).max(1),
@@ -97,6 +108,14 @@ export const FidelityReportSchema = z.object({
    * what the official questions show against themselves. Absent in reports written before it existed.
    */
   reliability: z.object({ official: SplitHalfSchema.nullable(), validation: SplitHalfSchema.nullable() }).optional(),
+  /**
+   * The highest τ-b by context recall that any validation set could reach against these official questions: τ-b
+   * between the distinct candidates' official means and their means on bootstrap resamples of the official questions,
+   * which is what a validation set measuring each candidate's expected official score without noise would reach. A
+   * fidelity target above it is beyond what the official questions can confirm. Null without per-question official
+   * scores; absent in reports written before it existed.
+   */
+  officialCeiling: OfficialCeilingSchema.nullable().optional(),
   /**
    * 95% bootstrap interval of τ-b between the distinct candidates' mean per-item validation context recall and their
    * mean official context recall (validation items and official questions resampled apart): whether a τ-b target is

@@ -198,6 +198,63 @@ export function splitHalfReliability(scores: readonly (readonly number[])[], spl
   };
 }
 
+/** The highest validation–official τ-b the official questions leave room for (see {@link officialCeiling}). */
+export interface OfficialCeiling {
+  /** Mean τ-b between the candidates' official means and their means on a bootstrap resample of the questions. */
+  meanTauB: number;
+  /** 10th and 90th percentile over the resamples. */
+  p10: number;
+  p90: number;
+  /** Resamples whose τ-b was defined. */
+  resamples: number;
+  questions: number;
+  candidates: number;
+}
+
+/**
+ * How well any validation set could agree with these official questions: the τ-b that a validation set measuring each
+ * candidate's expected official score exactly (no noise, no bias) would reach in expectation. The official ranking is
+ * itself one draw of questions around that expectation; by the bootstrap principle, redrawing the questions with
+ * replacement moves the candidates' means about as far from the observed ones as the observed ones are from the
+ * expectation, so τ-b between the observed means and a resample's estimates τ-b between the expectation and the
+ * observed means. Unlike the split-half τ-b it is at the full set's size, and it assumes no score distribution. A
+ * finite validation set adds its own noise, so real agreement sits below it: a τ-b target above it cannot be met
+ * against these questions by any generator. `scores[c][q]` as in {@link splitHalfReliability}; null with fewer than
+ * three candidates or two questions, or when fewer than half the resamples give a defined τ-b.
+ */
+export function officialCeiling(scores: readonly (readonly number[])[], resamples = 1000, seed = 1): OfficialCeiling | null {
+  const n = scores[0]?.length ?? 0;
+  if (scores.length < 3 || n < 2) return null;
+  if (scores.some((row) => row.length !== n)) throw new RangeError('every candidate needs a score on every question');
+  const observed = scores.map((row) => row.reduce((a, b) => a + b, 0) / n);
+  // Seeded: the same run gives the same report.
+  const rng = createRng(seed);
+  const counts = new Uint32Array(n);
+  const taus: number[] = [];
+  for (let r = 0; r < resamples; r++) {
+    counts.fill(0);
+    for (let i = 0; i < n; i++) counts[rng.int(n)]!++;
+    const drawn = scores.map((row) => {
+      let t = 0;
+      for (let i = 0; i < n; i++) if (counts[i]) t += counts[i]! * row[i]!;
+      return t / n;
+    });
+    const t = kendallTauB(observed, drawn);
+    if (t !== null) taus.push(t);
+  }
+  if (taus.length < resamples / 2) return null;
+  taus.sort((a, b) => a - b);
+  const at = (p: number): number => taus[Math.min(taus.length - 1, Math.floor(p * taus.length))]!;
+  return {
+    meanTauB: taus.reduce((s, t) => s + t, 0) / taus.length,
+    p10: at(0.1),
+    p90: at(0.9),
+    resamples: taus.length,
+    questions: n,
+    candidates: scores.length,
+  };
+}
+
 /** A bootstrap interval of the validation–official τ-b (see {@link tauInterval}). */
 export interface TauInterval {
   /** τ-b between the candidates' mean validation and mean official scores on all items and questions. */

@@ -21,7 +21,7 @@ import { readJsonl } from '../util/jsonl.ts';
 import { NO_OFFICIAL_TEST } from './cells.ts';
 import { historySplit } from './dev-subsets.ts';
 import { officialQuestions } from './official-eval.ts';
-import { agreementOf, groupAgreement, splitHalfReliability, tauInterval, type Agreement } from './fidelity-stats.ts';
+import { agreementOf, groupAgreement, officialCeiling, splitHalfReliability, tauInterval, type Agreement } from './fidelity-stats.ts';
 import { MetricsSchema, type Metrics } from './schemas.ts';
 import { FIDELITY_FILE, FidelityReportSchema, type FidelityCandidate, type FidelityReport } from './fidelity-schema.ts';
 import { partScoresFromSummary } from './scores.ts';
@@ -158,6 +158,12 @@ function sharedMatrix(rows: ReadonlyArray<Map<string, number> | undefined>): num
   const maps = rows as Map<string, number>[];
   const keys = [...(maps[0]?.keys() ?? [])].filter((k) => maps.every((m) => m.has(k)));
   return maps.map((m) => keys.map((k) => m.get(k)!));
+}
+
+/** The official questions' ceiling on any validation set's agreement, over the questions every candidate was scored on. */
+function ceilingOf(rows: ReadonlyArray<Map<string, number> | undefined>) {
+  const matrix = sharedMatrix(rows);
+  return matrix ? officialCeiling(matrix) : null;
 }
 
 /** The bootstrap interval of the validation–official τ-b over both sides' per-question scores. */
@@ -314,6 +320,7 @@ async function fidelityOf(dir: string, runDir: string, options: FidelityOptions)
       official: reliabilityOf(distinct.map((c) => perQuestion.get(c.id))),
       validation: validation ? reliabilityOf(validation) : null,
     },
+    officialCeiling: ceilingOf(distinct.map((c) => perQuestion.get(c.id))),
     tauInterval: validation
       ? tauIntervalOf(
           validation,

@@ -86,6 +86,7 @@ export const FIDELITY_COLUMNS = [
   'τ-b ctx recall',
   'ρ ctx recall',
   'regret ctx recall',
+  'ceiling τ-b ctx recall',
   'τ-b R@10',
   'ρ R@10',
   'regret R@10',
@@ -112,6 +113,7 @@ export function fidelityTable(title: string, rows: ReadonlyArray<{ label: string
         corr(f.contextRecall.kendallTauB),
         corr(f.contextRecall.spearman),
         regretPts(f.contextRecall),
+        corr(f.ceiling ?? null),
         corr(f.recallAt10.kendallTauB),
         corr(f.recallAt10.spearman),
         regretPts(f.recallAt10),
@@ -125,7 +127,9 @@ export const FIDELITY_NOTE =
   "Fidelity: every candidate of the row's run that compiled and got a validation score, evaluated on the official questions " +
   'after the search (the search never saw them), over the held-out histories (dev only when the row has no other). ' +
   'τ-b and ρ compare the ranking by validation fitness with the official context recall (R@10); regret = the best official ' +
-  'score of any candidate minus that of the highest-validation candidate, in points. Candidates with the same source count once. ' +
+  'score of any candidate minus that of the highest-validation candidate, in points. Ceiling = the most τ-b by context recall ' +
+  'any validation set could reach against these official questions (τ-b between their ranking and their bootstrap resamples). ' +
+  'Candidates with the same source count once. ' +
   "Each run's fidelity.json holds the per-candidate numbers.";
 
 /** One GitHub-flavoured Markdown table (numbers right-aligned). */

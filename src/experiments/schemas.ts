@@ -70,6 +70,11 @@ export const BenchFidelitySchema = z.object({
   distinct: z.number().int().nonnegative(),
   contextRecall: AgreementSchema,
   recallAt10: AgreementSchema,
+  /**
+   * The most τ-b by context recall any validation set could reach against the row's official questions (the run's
+   * fidelity.json, `officialCeiling.meanTauB`); null when it is undefined, absent in results written before it.
+   */
+  ceiling: z.number().min(-1).max(1).nullable().optional(),
 });
 export type BenchFidelity = z.infer<typeof BenchFidelitySchema>;
 

@@ -1,5 +1,5 @@
 /** The report's fidelity section: how well the generated validation split ranked the run's candidates officially. */
-import type { FidelityReport, SplitHalfReliability, TauIntervalReport } from '../experiments/fidelity-schema.ts';
+import type { FidelityReport, OfficialCeilingReport, SplitHalfReliability, TauIntervalReport } from '../experiments/fidelity-schema.ts';
 import { formatScore } from './format.ts';
 import { escapeHtml } from './html-escape.ts';
 
@@ -48,6 +48,11 @@ export function formatTauInterval(t: TauIntervalReport): string {
   );
 }
 
+/** The official ceiling as text: mean τ-b [p10, p90] over the resamples of its questions. */
+export function formatCeiling(c: OfficialCeilingReport | null | undefined): string {
+  return c ? `${c.meanTauB.toFixed(2)} [${c.p10.toFixed(2)}, ${c.p90.toFixed(2)}] over ${c.questions} questions` : '–';
+}
+
 /** The reliability line, when the report has one (reports written before it existed do not). */
 function reliabilityNote(f: FidelityReport): string {
   if (!f.reliability) return '';
@@ -58,6 +63,10 @@ function reliabilityNote(f: FidelityReport): string {
     'to be expected: beyond it the official differences are noise.' +
     (f.tauInterval
       ? ` Validation–official τ-b by context recall, 95% bootstrap interval: ${escapeHtml(formatTauInterval(f.tauInterval))}.`
+      : '') +
+    (f.officialCeiling
+      ? ' The most any validation set could reach against these official questions (τ-b between their ranking and ' +
+        `their bootstrap resamples', mean [p10, p90]): ${escapeHtml(formatCeiling(f.officialCeiling))}.`
       : '') +
     '</p>\n'
   );

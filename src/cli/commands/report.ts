@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { ConfigError } from '../../errors.ts';
 import { computeFidelity, fidelityHistorySource, type FidelityProgress } from '../../experiments/fidelity.ts';
 import type { FidelityReport } from '../../experiments/fidelity-schema.ts';
-import { formatCorrelation, formatRegret, formatSplitHalf, formatTauInterval } from '../../report/fidelity-html.ts';
+import { formatCeiling, formatCorrelation, formatRegret, formatSplitHalf, formatTauInterval } from '../../report/fidelity-html.ts';
 import { checkPaths, tablePathChecks } from '../check-paths.ts';
 import * as common from '../common-options.ts';
 import { loadCommandHistories } from '../history-warnings.ts';
@@ -93,6 +93,11 @@ export function renderFidelity(f: FidelityReport): string {
         `official ${formatSplitHalf(f.reliability.official)}; validation ${formatSplitHalf(f.reliability.validation)}`,
     );
   if (f.tauInterval) lines.push(`validation–official τ-b by context recall, 95% bootstrap interval: ${formatTauInterval(f.tauInterval)}`);
+  if (f.officialCeiling)
+    lines.push(
+      'most any validation set could reach against these official questions (τ-b between their ranking and their ' +
+        `bootstrap resamples', mean [p10, p90]): ${formatCeiling(f.officialCeiling)}`,
+    );
   if (f.byTemplate?.length) {
     const g = new Table({
       head: ['validation template', 'items', 'Kendall τ-b', 'Spearman ρ'],
