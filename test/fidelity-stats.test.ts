@@ -198,9 +198,9 @@ describe('officialCeiling', () => {
     const noise = officialCeiling(scores(10), 300)!;
     expect(clean.meanTauB).toBeGreaterThan(half.meanTauB);
     expect(half.meanTauB).toBeGreaterThan(noise.meanTauB);
-    // Pure noise still agrees with its own resamples (they share its questions): an upper estimate, never a low one.
-    expect(noise.meanTauB).toBeGreaterThan(0);
-    expect(noise.meanTauB).toBeLessThan(0.8);
+    // Pure noise still agrees with its own resamples (they share its questions), at about 0.4: the ceiling errs high.
+    expect(noise.meanTauB).toBeGreaterThan(0.3);
+    expect(noise.meanTauB).toBeLessThan(0.6);
     expect(noise.p10).toBeLessThanOrEqual(noise.p90);
   });
 

@@ -5,7 +5,7 @@
  * ranks, so τ-b is counted by hand here and Spearman is its Pearson correlation over average ranks.
  */
 import { sampleCorrelation } from 'simple-statistics';
-import { createRng } from '../util/rng.ts';
+import { createRng, type Rng } from '../util/rng.ts';
 
 /** Ranks from 1, tied values sharing the mean of the ranks they span (the "fractional" ranking Spearman needs). */
 export function averageRanks(xs: readonly number[]): number[] {
@@ -186,16 +186,26 @@ export function splitHalfReliability(scores: readonly (readonly number[])[], spl
     if (t !== null) taus.push(t);
   }
   if (!taus.length) return null;
+  const { count, ...spread } = spreadOf(taus);
+  return { ...spread, splits: count, questions: n, candidates: scores.length };
+}
+
+/** Mean, 10th and 90th percentile of a list of τ-b values (sorted in place), and how many there are. */
+function spreadOf(taus: number[]): { meanTauB: number; p10: number; p90: number; count: number } {
   taus.sort((x, y) => x - y);
   const at = (p: number): number => taus[Math.min(taus.length - 1, Math.floor(p * taus.length))]!;
-  return {
-    meanTauB: taus.reduce((s, t) => s + t, 0) / taus.length,
-    p10: at(0.1),
-    p90: at(0.9),
-    splits: taus.length,
-    questions: n,
-    candidates: scores.length,
-  };
+  return { meanTauB: taus.reduce((s, t) => s + t, 0) / taus.length, p10: at(0.1), p90: at(0.9), count: taus.length };
+}
+
+/** Each row's mean over one bootstrap resample of its `size` columns (the same resample for every row). */
+function bootstrapMeans(rows: readonly (readonly number[])[], size: number, rng: Rng): number[] {
+  const counts = new Uint32Array(size);
+  for (let i = 0; i < size; i++) counts[rng.int(size)]!++;
+  return rows.map((row) => {
+    let t = 0;
+    for (let i = 0; i < size; i++) if (counts[i]) t += counts[i]! * row[i]!;
+    return t / size;
+  });
 }
 
 /** The highest validation–official τ-b the official questions leave room for (see {@link officialCeiling}). */
@@ -212,13 +222,14 @@ export interface OfficialCeiling {
 }
 
 /**
- * How well any validation set could agree with these official questions: the τ-b that a validation set measuring each
- * candidate's expected official score exactly (no noise, no bias) would reach in expectation. The official ranking is
- * itself one draw of questions around that expectation; by the bootstrap principle, redrawing the questions with
- * replacement moves the candidates' means about as far from the observed ones as the observed ones are from the
- * expectation, so τ-b between the observed means and a resample's estimates τ-b between the expectation and the
- * observed means. Unlike the split-half τ-b it is at the full set's size, and it assumes no score distribution. A
- * finite validation set adds its own noise, so real agreement sits below it: a τ-b target above it cannot be met
+ * How well any validation set could agree with these official questions: about the τ-b that a validation set measuring
+ * each candidate's expected official score exactly (no noise, no bias) would reach. The official ranking is one draw of
+ * questions around those expectations; redrawing the questions with replacement moves the candidates' means about as
+ * far from the observed ones as the observed ones lie from the expectations (the bootstrap principle), so τ-b between
+ * the observed means and a resample's stands for τ-b between the expectations and the observed means. It is at the
+ * full set's size, unlike the split-half τ-b, and assumes no score distribution. It errs high: the observed means carry
+ * the questions' noise, so they are spread wider than the expectations and resamples agree with them more easily
+ * (candidates that differ only by noise get 0.4 to 0.5, not 0). A τ-b target above it therefore cannot be met
  * against these questions by any generator. `scores[c][q]` as in {@link splitHalfReliability}; null with fewer than
  * three candidates or two questions, or when fewer than half the resamples give a defined τ-b.
  */
@@ -229,30 +240,14 @@ export function officialCeiling(scores: readonly (readonly number[])[], resample
   const observed = scores.map((row) => row.reduce((a, b) => a + b, 0) / n);
   // Seeded: the same run gives the same report.
   const rng = createRng(seed);
-  const counts = new Uint32Array(n);
   const taus: number[] = [];
   for (let r = 0; r < resamples; r++) {
-    counts.fill(0);
-    for (let i = 0; i < n; i++) counts[rng.int(n)]!++;
-    const drawn = scores.map((row) => {
-      let t = 0;
-      for (let i = 0; i < n; i++) if (counts[i]) t += counts[i]! * row[i]!;
-      return t / n;
-    });
-    const t = kendallTauB(observed, drawn);
+    const t = kendallTauB(observed, bootstrapMeans(scores, n, rng));
     if (t !== null) taus.push(t);
   }
   if (taus.length < resamples / 2) return null;
-  taus.sort((a, b) => a - b);
-  const at = (p: number): number => taus[Math.min(taus.length - 1, Math.floor(p * taus.length))]!;
-  return {
-    meanTauB: taus.reduce((s, t) => s + t, 0) / taus.length,
-    p10: at(0.1),
-    p90: at(0.9),
-    resamples: taus.length,
-    questions: n,
-    candidates: scores.length,
-  };
+  const { count, ...spread } = spreadOf(taus);
+  return { ...spread, resamples: count, questions: n, candidates: scores.length };
 }
 
 /** A bootstrap interval of the validation–official τ-b (see {@link tauInterval}). */
@@ -294,18 +289,9 @@ export function tauInterval(
   if (point === null) return null;
   // Seeded: the same run gives the same report.
   const rng = createRng(options.seed ?? 1);
-  const drawMeans = (rows: readonly (readonly number[])[], size: number): number[] => {
-    const counts = new Uint32Array(size);
-    for (let i = 0; i < size; i++) counts[rng.int(size)]!++;
-    return rows.map((row) => {
-      let t = 0;
-      for (let i = 0; i < size; i++) if (counts[i]) t += counts[i]! * row[i]!;
-      return t / size;
-    });
-  };
   const taus: number[] = [];
   for (let r = 0; r < resamples; r++) {
-    const t = kendallTauB(drawMeans(validation, n), drawMeans(official, m));
+    const t = kendallTauB(bootstrapMeans(validation, n, rng), bootstrapMeans(official, m, rng));
     if (t !== null) taus.push(t);
   }
   if (taus.length < resamples / 2) return null;

@@ -22,7 +22,8 @@ import { createRng } from '../../../src/util/rng.ts';
 const [runDir, tracesDir] = process.argv.slice(2);
 if (!runDir || !tracesDir) throw new Error('usage: item-subsets.ts <run dir> <traces dir>');
 const fidelity = FidelityReportSchema.parse(JSON.parse(readFileSync(join(runDir, 'fidelity.json'), 'utf8')));
-const manifest = z.object({ config: z.object({ supervision: z.string() }) }).parse(JSON.parse(readFileSync(join(runDir, 'manifest.json'), 'utf8')));
+const ManifestSchema = z.object({ config: z.object({ supervision: z.string() }) });
+const manifest = ManifestSchema.parse(JSON.parse(readFileSync(join(runDir, 'manifest.json'), 'utf8')));
 const items = readJsonl(manifest.config.supervision, QAItemSchema);
 const candidates = fidelity.candidates.filter((c) => c.sameAs === null && c.official?.contextRecall != null);
 const official = candidates.map((c) => c.official!.contextRecall!);
@@ -78,4 +79,5 @@ const byTemplate = [...new Set(items.map(templateOf))]
     withoutIt: tau(items.filter((q) => templateOf(q) !== g.template).map((q) => q.id)),
   }))
   .sort((a, b) => b.items - a.items);
-process.stdout.write(`${JSON.stringify({ run: fidelity.run, candidates: candidates.length, subsets: rows, bySize, byTemplate }, null, 2)}\n`);
+const out = { run: fidelity.run, candidates: candidates.length, subsets: rows, bySize, byTemplate };
+process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
