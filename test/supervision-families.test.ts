@@ -336,6 +336,40 @@ describe("a user's own history: questions in the first person", () => {
     expect(inUserVoice(mixed)).toBe(mixed);
   });
 
+  it('asks "who" of a person, not of a place, and reads "who" back', async () => {
+    const people: SourceRecord[] = [
+      ua('P:1', '2024-05-02T09:00:00', 'I met Frau Becker at the institute today.', 'How did it go?'),
+      ua('P:2', '2024-05-03T09:00:00', 'Marta said the draft is ready. I ran into Marta Kleinfeld at lunch.', 'Nice!'),
+      ua('P:3', '2024-05-04T09:00:00', 'Marta Kleinfeld called me about the budget.', 'Good.'),
+      ua('P:6', '2024-05-07T09:00:00', 'Marta Kleinfeld sent the slides at last.', 'Great.'),
+      ua('P:4', '2024-05-05T09:00:00', 'I cycled to Boxhagener Platz this morning.', 'Lovely ride.'),
+      ua('P:5', '2024-05-06T09:00:00', 'Boxhagener Platz was busy today.', 'Indeed.'),
+      ua('P:7', '2024-05-08T09:00:00', 'Boxhagener Platz is loud on Sundays.', 'True.'),
+      ua('P:8', '2024-05-09T09:00:00', 'I packed Nikon Coolpix for the trip.', 'Good idea.'),
+      ua('P:9', '2024-05-10T09:00:00', 'Nikon Coolpix is light. Nikon Coolpix was cheap too.', 'Nice.'),
+      ua('P:10', '2024-05-11T09:00:00', 'Nikon Coolpix takes sharp photos.', 'Great.'),
+    ];
+    const pg = buildRecordGraph(people);
+    const pctx = createRuleContext(pg);
+    const ask = (id: string, lemma: string) => {
+      const r = people[pg.index.get(id)!]!;
+      return eventWhatQuestion(pctx, pg.index.get(id)!, clausesOf(r).find((x) => x.lemma === lemma)!);
+    };
+    // A title makes a person; a name seen doing things ("Marta Kleinfeld called", "… sent") is one too.
+    const met = ask('P:1', 'meet');
+    expect(met?.question).toBe('Who did the user meet?');
+    expect(inUserVoice(met!.question)).toBe('Who did I meet?');
+    expect(aboutUser('Who did I meet?')).toBe('Who did the user meet?');
+    expect(ask('P:2', 'run')?.question).toBe('Who did the user run into?');
+    // A place the user went to stays a "what", though the history has it "doing" things ("… was busy").
+    expect(ask('P:4', 'cycle')?.question).not.toMatch(/^Who/);
+    // …and so does a thing the user did something to that is not done to people.
+    expect(ask('P:8', 'pack')?.question).not.toMatch(/^Who/);
+    const reading = await reader.read({ question: 'Who did I meet?', answerType: 'text', records: people });
+    expect(reading.answer).toBe('Frau Becker');
+    expect(reading.citations).toEqual(['P:1']);
+  });
+
   it('asks the user which kind of thing they did, and the blind reader recovers it from their half of the turn', async () => {
     expect(uctx.userVoice).toBe(true);
     expect(ctx.userVoice).toBe(false);

@@ -411,9 +411,11 @@ function readFamily(input: BlindInput, speakers: readonly string[]): BlindReadin
     };
   }
   const kind = /^Which (\S+) (did|does) (.+)\?$/.exec(input.question);
+  // "Who did I meet?" is read as "What did I meet?": the generator asks "who" only when the object is a person.
+  const asked = input.question.replace(/^Who (did|does) /, 'What $1 ');
   const m = kind
     ? (['', `What ${kind[2]}`, kind[3]!] as unknown as RegExpExecArray)
-    : /^(What did|What does|What is|What was|When did|Did) (.+)\?$/.exec(input.question);
+    : /^(What did|What does|What is|What was|When did|Did) (.+)\?$/.exec(asked);
   if (!m) return undefined;
   const who = speakers.find((s) => m[2]!.startsWith(`${s} `) || m[2]!.startsWith(`${s}'s `));
   if (!who) return undefined;

@@ -15,6 +15,7 @@ import type { Rng } from '../rng.ts';
 import { isoAsDate, sentenceIso } from './clause-index.ts';
 import { analyse, type NlpSentence, type NlpToken, sentenceAt } from './nlp.ts';
 import type { RuleContext } from './rule-context.ts';
+import { isPerson } from './people.ts';
 import { nameWords, roleRange, TITLES } from './speakers.ts';
 import { fact, plan, type RuleCandidate } from './templates.ts';
 
@@ -33,10 +34,6 @@ const MENTAL = new Set('think feel expect hope wish want need know realize reali
 const MAX_EVENT_WORDS = 8;
 /** Adverbs allowed between "I" and the verb ("I just had", "I finally caught up"). */
 const MAX_ADVERBS = 2;
-/** How often a name must be seen doing something ("Rohan won", "Maria said") before it counts as a person's. */
-const PERSON_EVIDENCE = 2;
-/** Records read per name when deciding whether it is a person's. */
-const PERSON_READS = 24;
 
 /** Something the user says they did with someone, on a day the sentence gives. */
 export interface CompanionEvent {
@@ -175,28 +172,6 @@ function nameIndex(text: string, name: string): number {
 /** Whether a text names the person. */
 function names(text: string, name: string): boolean {
   return nameIndex(text, name) >= 0;
-}
-
-/**
- * Whether a name is a person's: a title ("Dr. Rao"), or the name seen as the subject of a verb in at least
- * {@link PERSON_EVIDENCE} records ("Maria said …", "Oscar sent …"). "with Vivosmart" names a tool, and a swapped
- * premise must swap a person for a person.
- */
-function isPerson(ctx: RuleContext, name: string): boolean {
-  if (TITLES.has(name.split(/\s+/)[0]!.toLowerCase())) return true;
-  const last = name.split(/\s+/).pop()!;
-  const re = new RegExp(`(?<![\\p{L}])${escapeRegExp(name)}(?![\\p{L}'’])`, 'u');
-  let seen = 0;
-  let read = 0;
-  for (const r of ctx.graph.records) {
-    const m = re.exec(r.text);
-    if (!m) continue;
-    if (++read > PERSON_READS) break;
-    const at = sentenceAt(r.text, m.index + name.length - last.length);
-    const next = at && at.at >= 0 ? at.sentence.tokens[at.at + 1] : undefined;
-    if (next && (next.pos === 'VERB' || next.pos === 'AUX') && ++seen >= PERSON_EVIDENCE) return true;
-  }
-  return false;
 }
 
 /** What the family reads of a history once: companion events by record, companions who are people, records by day. */

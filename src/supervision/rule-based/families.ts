@@ -14,6 +14,7 @@ import { aspectOf, ClauseIndex, classOf, clauseDate, clauseIso, distinctObjects,
 import type { Clause } from './clauses.ts';
 import type { RuleContext } from './rule-context.ts';
 import { namesOnlyADate } from './gist.ts';
+import { isPerson } from './people.ts';
 import { monthOf } from './phrases.ts';
 import { whoAt } from './speakers.ts';
 import { fact, plan, type RuleCandidate } from './templates.ts';
@@ -56,6 +57,33 @@ export function whatQuestion(c: Clause): string {
   const aspect = aspectOf(c);
   if (aspect === 'ongoing') return `What is ${c.who} ${c.verb.text.toLowerCase()}${c.prep ? ` ${c.prep}` : ''}?`;
   return `What ${aspect === 'present' ? 'does' : 'did'} ${c.who} ${verbKey(c)}?`;
+}
+
+/** Verbs of going somewhere: "cycled to Boxhagener Platz" names a place, even one that is said to be busy. */
+const GOING = new Set('go went cycle bike walk drive head travel move return arrive ride fly hike commute'.split(' '));
+/** Verbs whose own object is someone when it is a person's name ("met Marta", "e-mailed Dr. Sutherland"). */
+const TO_SOMEONE = new Set(
+  'meet email e-mail message text call phone ring thank ask invite hug help contact interview tell greet'.split(' '),
+);
+/** The last word of a verb's phrase after which a person's name is someone ("met up with", "responded to", "ran into"). */
+const WITH_SOMEONE = new Set(['with', 'to', 'into']);
+const NAME_WORD = /^\p{Lu}[\p{L}.'’-]*$/u;
+
+/**
+ * Whether a clause's object is a person the question should ask "who" of: "I ran into Marta Klein", "I met with Frau
+ * Becker". The verb must be one done to or with someone ("packed Nikon", "settled in at ESTEC" and "cycled to
+ * Boxhagener Platz" are not), and the object a name that has a title or that the history shows doing things.
+ */
+function objectIsAPerson(ctx: RuleContext, c: Clause): boolean {
+  if (c.attribute || aspectOf(c) === 'ongoing' || !c.object.split(' ').every((w) => NAME_WORD.test(w))) return false;
+  const words = verbKey(c).split(' ');
+  const toSomeone = words.length === 1 ? TO_SOMEONE.has(words[0]!) : WITH_SOMEONE.has(words.at(-1)!) && !GOING.has(words[0]!);
+  return toSomeone && isPerson(ctx, c.object);
+}
+
+/** The "who" form of a clause's question, for an object that is a person: "Who did I meet?", "Who does Ana call?". */
+function askWhoQuestion(c: Clause): string {
+  return whatQuestion(c).replace(/^What /, 'Who ');
 }
 
 /** Verbs whose present tense says what someone habitually does or likes ("What does Melanie play?"). */
@@ -114,7 +142,7 @@ export function eventWhatQuestion(ctx: RuleContext, i: number, c: Clause): RuleC
   return {
     type: 'single-hop',
     template: 'event-what',
-    question: ctx.userVoice ? whichQuestionOf(c) : whatQuestion(c),
+    question: objectIsAPerson(ctx, c) ? askWhoQuestion(c) : ctx.userVoice ? whichQuestionOf(c) : whatQuestion(c),
     plan: plan(
       'single-hop',
       `${aspect === 'done' ? 'what happened' : 'what holds'}: ${statement(c)}`,
@@ -144,7 +172,8 @@ export function eventListQuestion(ctx: RuleContext, c: Clause): RuleCandidate | 
   return {
     type: 'aggregation',
     template: present ? 'preferences' : 'event-list',
-    question: whatQuestion(c),
+    // "What did I meet? → Neelam Singh, Mr. Ramesh" asks "who" when every one is a person.
+    question: objects.every((o) => objectIsAPerson(ctx, o.c)) ? askWhoQuestion(c) : whatQuestion(c),
     plan: plan(
       'aggregation',
       present

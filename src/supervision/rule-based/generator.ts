@@ -48,7 +48,7 @@ import {
 } from './templates.ts';
 
 /** Name and version of the offline generator, written into every item it makes. */
-export const RULE_BASED_GENERATOR = 'rule-based@31';
+export const RULE_BASED_GENERATOR = 'rule-based@32';
 
 /** Question types the rule-based generator can write. */
 export const RULE_BASED_TYPES: readonly QuestionType[] = ['single-hop', 'multi-hop', 'temporal', 'aggregation', 'false-premise'];

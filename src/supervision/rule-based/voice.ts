@@ -12,14 +12,14 @@ const PAIRS: ReadonlyArray<[RegExp, string, RegExp, string]> = [
   [/^What is the user's (.+)\?$/, 'What is my $1?', /^What is my (.+)\?$/, "What is the user's $1?"],
   [/^What was the user's (.+)\?$/, 'What was my $1?', /^What was my (.+)\?$/, "What was the user's $1?"],
   [/^What is the user (\S+ing)(.*)\?$/, 'What am I $1$2?', /^What am I (\S+ing)(.*)\?$/, 'What is the user $1$2?'],
-  [/^What does the user (.+)\?$/, 'What do I $1?', /^What do I (.+)\?$/, 'What does the user $1?'],
+  [/^(What|Who) does the user (.+)\?$/, '$1 do I $2?', /^(What|Who) do I (.+)\?$/, '$1 does the user $2?'],
   [
     /^What did the user (.+?) after (.+)\?$/,
     'After $2, what did I $1?',
     /^After (.+), what did I (.+)\?$/,
     'What did the user $2 after $1?',
   ],
-  [/^(What|When) did the user (.+)\?$/, '$1 did I $2?', /^(What|When) did I (.+)\?$/, '$1 did the user $2?'],
+  [/^(What|When|Who) did the user (.+)\?$/, '$1 did I $2?', /^(What|When|Who) did I (.+)\?$/, '$1 did the user $2?'],
   [
     /^(What|Where|What activities) has the user (.+)\?$/,
     '$1 have I $2?',
