@@ -144,36 +144,14 @@ function templateAgreement(
 }
 
 /**
- * Split-half reliability over the questions every candidate was scored on (a candidate without per-question
- * scores leaves the statistic undefined rather than being left out).
+ * `rows[c]`'s scores on the questions every row has, in one order; null when a row is missing (a candidate without
+ * per-question scores leaves the statistics over it undefined rather than being left out).
  */
-function reliabilityOf(rows: ReadonlyArray<Map<string, number> | undefined>) {
-  const matrix = sharedMatrix(rows);
-  return matrix ? splitHalfReliability(matrix) : null;
-}
-
-/** `rows[c]`'s scores on the questions every row has, in one order; null when a row is missing. */
 function sharedMatrix(rows: ReadonlyArray<Map<string, number> | undefined>): number[][] | null {
   if (rows.some((r) => r === undefined)) return null;
   const maps = rows as Map<string, number>[];
   const keys = [...(maps[0]?.keys() ?? [])].filter((k) => maps.every((m) => m.has(k)));
   return maps.map((m) => keys.map((k) => m.get(k)!));
-}
-
-/** The official questions' ceiling on any validation set's agreement, over the questions every candidate was scored on. */
-function ceilingOf(rows: ReadonlyArray<Map<string, number> | undefined>) {
-  const matrix = sharedMatrix(rows);
-  return matrix ? officialCeiling(matrix) : null;
-}
-
-/** The bootstrap interval of the validation–official τ-b over both sides' per-question scores. */
-function tauIntervalOf(
-  validation: ReadonlyArray<Map<string, number> | undefined>,
-  official: ReadonlyArray<Map<string, number> | undefined>,
-) {
-  const v = sharedMatrix(validation);
-  const o = sharedMatrix(official);
-  return v && o ? tauInterval(v, o) : null;
 }
 
 /**
@@ -295,6 +273,9 @@ async function fidelityOf(dir: string, runDir: string, options: FidelityOptions)
   const objective = String(config.objective ?? programs[0]!.scores!.objective);
   // Validation per item is the fitness only for the evidence objective (context recall of the generated evidence).
   const validation = objective === 'evidence' ? distinct.map((c) => validationScores(archive, c.id)) : null;
+  // Per-question scores over the questions every candidate has, built once for the statistics that resample them.
+  const officialMatrix = sharedMatrix(distinct.map((c) => perQuestion.get(c.id)));
+  const validationMatrix = validation ? sharedMatrix(validation) : null;
   const report = FidelityReportSchema.parse({
     format: 1,
     run: archive.manifest.run,
@@ -317,16 +298,11 @@ async function fidelityOf(dir: string, runDir: string, options: FidelityOptions)
     recallAt10: agreement('recallAt10'),
     runBestRegret: bestCtx !== undefined && runBestCtx !== null && runBestCtx !== undefined ? Math.max(0, bestCtx - runBestCtx) : null,
     reliability: {
-      official: reliabilityOf(distinct.map((c) => perQuestion.get(c.id))),
-      validation: validation ? reliabilityOf(validation) : null,
+      official: officialMatrix ? splitHalfReliability(officialMatrix) : null,
+      validation: validationMatrix ? splitHalfReliability(validationMatrix) : null,
     },
-    officialCeiling: ceilingOf(distinct.map((c) => perQuestion.get(c.id))),
-    tauInterval: validation
-      ? tauIntervalOf(
-          validation,
-          distinct.map((c) => perQuestion.get(c.id)),
-        )
-      : null,
+    officialCeiling: officialMatrix ? officialCeiling(officialMatrix) : null,
+    tauInterval: validationMatrix && officialMatrix ? tauInterval(validationMatrix, officialMatrix) : null,
     byTemplate: validation ? templateAgreement(archive, distinct, validation) : null,
   });
   writeFileAtomic(join(dir, FIDELITY_FILE), `${JSON.stringify(report, null, 2)}\n`);
