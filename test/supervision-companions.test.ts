@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { SourceRecord } from '../sandbox/contract.ts';
 import { createOfflineBlindReader } from '../src/supervision/offline-reader.ts';
-import { checkPlan } from '../src/supervision/plan-checks.ts';
 import { checkQuestion } from '../src/supervision/question-checks.ts';
 import { buildRecordGraph } from '../src/supervision/record-graph.ts';
 import { createRng } from '../src/supervision/rng.ts';
 import { companionEvents, companionPremiseQuestion, companionPremiseWhat } from '../src/supervision/rule-based/companions.ts';
 import { createRuleContext, ruleCandidate } from '../src/supervision/rule-based/generator.ts';
 import { aboutUser, inUserVoice } from '../src/supervision/rule-based/voice.ts';
+import { passesChecks } from './helpers/candidate-checks.ts';
 import { userTurn } from './helpers/turn.ts';
 
 const ua = userTurn;
@@ -57,20 +57,7 @@ describe("a false premise in a user's own history: the companion swapped", () =>
       // The encounter's other turn that day ("Rohan won the second game") is evidence too: the correction is the whole meeting.
       expect(c!.plan.evidence.map((e) => e.record)).toEqual(['A:1', 'A:2']);
       seen.add(inUserVoice(c!.question));
-      const pc = checkPlan(c!.plan, {
-        bundle: new Set(mine.map((r) => r.id)),
-        records: new Map(mine.map((r) => [r.id, r])),
-        allowedTypes: new Set(['false-premise']),
-      });
-      expect(pc.ok).toBe(true);
-      expect(
-        checkQuestion(
-          c!.question,
-          'No',
-          'boolean',
-          mine.map((r) => r.id),
-        ).ok,
-      ).toBe(true);
+      expect(passesChecks(c!, mine, 'false-premise')).toEqual({ plan: true, question: true });
       const reading = await reader.read({ question: inUserVoice(c!.question), answerType: 'boolean', records: mine });
       expect(reading).toMatchObject({ answerable: true, answer: 'No', citations: ['A:1', 'A:2'] });
     }

@@ -129,6 +129,30 @@ describe('which-N kinds', () => {
     expect(heads('These mechanisms echo the emphasis on negotiation.')).not.toContain('mechanisms echo');
     expect(heads('Sometimes the discomfort softens after a while.')).not.toContain('discomfort softens');
   });
+
+  it('reads a plural noun and a common verb or adverb as a clause, unless a preposition or "a" makes them a phrase', () => {
+    // At rule-based@32, wink's light model tagged these heads as nouns and the generator asked "What matter did you
+    // mention? → details matter", "What goes did I mention? → money goes".
+    const heads = (text: string): string[] => [...nounKinds(text, () => 'head').values()].flat().map((k) => k.answer);
+    for (const clause of [
+      'It is a reminder that the details matter as much as the big decisions.',
+      'I am still mulling over why these small victories matter so much to me lately.',
+      'These reflections show a real attentiveness to the garden.',
+      'Notice how the colors blend and change.',
+      'Use multiple trays and rotate their positions halfway through roasting.',
+      'This sets expectations for both open dialogue and the plan.',
+      'Those quiet moments outdoors really do help me slow down.',
+      'I agree, choosing where the money goes is the tricky part.',
+      'I explained how the plan works to her.',
+    ])
+      expect(heads(clause), clause).toEqual([]);
+    expect(heads('Add the provenance in the ingredients table today.')).toEqual(['ingredients table']);
+    expect(heads('Make a list with clear categories and a notes section for vendors.')).toContain('notes section');
+    // "section" is almost never a verb (WordNet tags it 0 times as one), so it heads the phrase even unprotected.
+    expect(heads('I would expand the reflections section by connecting them.')).toEqual(['reflections section']);
+    expect(heads('The hibiscus bushes are looking especially vibrant.')).toEqual(['hibiscus bushes']);
+    expect(heads('She gave feedback on her thesis outline.')).toEqual(['thesis outline']);
+  });
 });
 
 describe('quantity units', () => {

@@ -4,7 +4,8 @@ import { daysBetween, formatDate, isoDate, monthNumber, parseExactDate } from '.
 import { escapeRegExp, isStopword, stem, terms } from '../text/text.ts';
 import type { BlindInput, BlindReader, BlindReading } from './blind-recovery.ts';
 import { recordDate } from './bundles.ts';
-import { adjacentSection, documentTitleOf, sameHeading, sectionPlace } from './document-outline.ts';
+import { adjacentSection, sameHeading, sectionPlace } from './document-outline.ts';
+import { sectionList } from './section-lists.ts';
 import {
   aspectOf,
   CLAUSE_CLASSES,
@@ -25,7 +26,7 @@ import { isTopicWord } from './rule-based/cues.ts';
 import { mailboxOwner, roleRange, whoAt } from './rule-based/speakers.ts';
 
 /** Name and version of the offline blind reader. */
-export const OFFLINE_READER = 'localise+extract@6';
+export const OFFLINE_READER = 'localise+extract@7';
 
 // Words of question phrasing that say nothing about which record is meant.
 const FRAME = new Set(
@@ -529,18 +530,19 @@ function readFeeling(question: string, records: readonly SourceRecord[], speaker
   return { answerable: true, answer: said.feelings[0]!, citations: said.records.map((i) => records[i]!.id) };
 }
 
-/**
- * "In (my|the) document “T”, which section comes right after / before “S”?": the one section headed S among the
- * records of a document titled T, and its sibling in the outline the records carry (document-outline.ts).
- */
-function readOutline(input: BlindInput): BlindReading | undefined {
-  const m = /^In (?:my|the) document “(.+?)”, which section comes right (after|before) “(.+)”\?$/.exec(input.question);
-  if (!m) return undefined;
-  const [, title, direction, heading] = m as unknown as [string, string, 'after' | 'before', string];
-  let named = input.records.filter((r) => sectionPlace(r) && sameHeading(r.title!, heading));
-  // The document's title section may be outside what the reader sees: it only narrows when the heading is ambiguous.
-  if (named.length > 1) named = named.filter((r) => sameHeading(documentTitleOf(r, input.records) ?? '', title));
-  return sectionBeside(named, input.records, direction);
+/** The sections headed `heading` among `records`. */
+function named(records: readonly SourceRecord[], heading: string): SourceRecord[] {
+  return records.filter((r) => sectionPlace(r) && sameHeading(r.title!, heading));
+}
+
+/** "How many ingredients are listed in the table under “S”?", "how many points are listed under “S”?" (section-count.ts). */
+const COUNT_UNDER = /^how many .+? are listed (?:in the table )?under “(.+)”\?$/i;
+
+/** The entries of the one list or table in the one section of `sections`, counted (section-lists.ts). */
+function countUnder(sections: readonly SourceRecord[]): BlindReading {
+  if (sections.length !== 1) return UNANSWERABLE;
+  const list = sectionList(sections[0]!.text, sections[0]!.title);
+  return list ? { answerable: true, answer: String(list.count), citations: [sections[0]!.id] } : UNANSWERABLE;
 }
 
 /** The section right `direction` of the one section in `named`, read from the outline `records` carry. */
@@ -561,7 +563,8 @@ function sectionBeside(named: readonly SourceRecord[], records: readonly SourceR
  * talking about A, …" finds A first and reads the rest from the turns after it or the documents it shared;
  * "when A asked about X, …" / "right before A talked about X, …" finds A's turn and reads the utterance right
  * after (before) it in the thread;
- * "which section comes right after S" reads the document outline the records carry;
+ * "which section comes right after S" reads the document outline the records carry, and "how many … are listed
+ * under S" counts the one list or table of that section;
  * "can you remind me whether I <did something> with P on <day>" reads what the user said they did that day and with
  * whom (companions.ts): yes when it names P, no when someone else;
  * "which N" returns the phrase naming the N; "who" the speaker; "when" the passage's date; anything else goes to
@@ -575,8 +578,6 @@ export function createOfflineBlindReader(options: { topK?: number } = {}): Blind
       const input = { ...asked, question: canonicalForm(aboutUser(asked.question)) };
       const q = input.question;
       const speakers = [...new Set(input.records.map((r) => whoAt(r, 0)).filter((s): s is string => !!s)), 'the user', 'the assistant'];
-      const outline = readOutline(asked);
-      if (outline) return outline;
       const days = /^how many days passed between (.+?) and ((?:when|the e-mail about) .+)\?$/i.exec(q);
       if (days) {
         const a = locate(days[1]!, input.records, speakers);
@@ -632,9 +633,11 @@ export function createOfflineBlindReader(options: { topK?: number } = {}): Blind
         const reach = reachOf(a, input.records, attachment);
         // "In the document I shared while talking about A, which section comes right after “S”?" (section-order.ts).
         const order = attachment ? /^Which section comes right (after|before) “(.+)”\?$/.exec(rest) : null;
-        if (order) {
-          const named = reach.filter((r) => sectionPlace(r) && sameHeading(r.title!, order[2]!));
-          const got = sectionBeside(named, input.records, order[1] as 'after' | 'before');
+        const count = attachment ? COUNT_UNDER.exec(rest) : null;
+        if (order || count) {
+          const got = order
+            ? sectionBeside(named(reach, order[2]!), input.records, order[1] as 'after' | 'before')
+            : countUnder(named(reach, count![1]!));
           return got.answerable ? { ...got, citations: [a.id, ...got.citations] } : UNANSWERABLE;
         }
         const c = constraintsOf(rest, speakers, !attachment);

@@ -66,16 +66,36 @@ export class ClauseIndex {
   }
 }
 
-/** Distinct objects (by head) of a list of clauses, first mention first. */
+/** Titles, which name no one by themselves: "Dr. Fiona MacLeod" is Fiona MacLeod. */
+const TITLE = /^(?:mr|mrs|ms|miss|dr|prof|professor|sir|madam|advocate|justice)\.?$/i;
+
+/** An object's words (lower case, titles left out), and whether every one of them is capitalised (a name). */
+function objectWords(object: string): { words: string[]; name: boolean } {
+  const words = object.split(/\s+/).filter((w) => w && !TITLE.test(w));
+  return { words: words.map((w) => w.toLowerCase().replace(/['’]s$/, '')), name: words.every((w) => /^\p{Lu}/u.test(w)) };
+}
+
+/**
+ * Distinct objects of a list of clauses, first mention first: by head, and one thing said two ways once, under the
+ * fuller way: one person by first name and in full ("Fiona", "Fiona MacLeod"), one thing bare and described
+ * ("juniper", "juniper bonsai"; "coffee", "cup of Ethiopian coffee"). A list answer naming both names one thing twice.
+ */
 export function distinctObjects(list: readonly Stated[]): Stated[] {
   const seen = new Set<string>();
-  const out: Stated[] = [];
+  const out: Array<{ s: Stated; w: ReturnType<typeof objectWords> }> = [];
   for (const s of list) {
     if (seen.has(s.c.head)) continue;
     seen.add(s.c.head);
-    out.push(s);
+    const w = objectWords(s.c.object);
+    const same = out.findIndex((o) => {
+      if (o.w.name !== w.name) return false;
+      const [short, long] = o.w.words.length <= w.words.length ? [o.w.words, w.words] : [w.words, o.w.words];
+      return short.every((x) => long.includes(x));
+    });
+    if (same < 0) out.push({ s, w });
+    else if (w.words.length > out[same]!.w.words.length) out[same] = { s, w };
   }
-  return out;
+  return out.map((o) => o.s);
 }
 
 const NOW = /\b(?:just|today|this morning|this afternoon|tonight|right now)\b/i;

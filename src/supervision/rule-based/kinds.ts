@@ -1,7 +1,8 @@
 import type { Token } from './cues.ts';
 import { splitSentences, type Sentence } from './facts.ts';
-import { posAt } from './nlp.ts';
+import { posAt, sentenceAt } from './nlp.ts';
 import { nounPhrases, type Phrase } from './phrases.ts';
+import { lemmaCandidates, wordClasses } from './wordnet.ts';
 
 /** A two-or-more-word noun phrase and its head ("yoga studio", head "studio"): the answer of a "which N" question. */
 export interface Kind {
@@ -35,6 +36,7 @@ export function nounKinds(text: string, usage: NounUsage, from = 0, to = Number.
       const modifier = p.words[p.words.length - 2]!;
       const modifierPos = posAt(s.text, modifier.start - s.start);
       if (modifierPos !== 'NOUN' && modifierPos !== 'PROPN') continue;
+      if (!nounHeaded(s, p)) continue;
       const answer = p.text.replace(/^the /, '');
       const list = out.get(head.stem) ?? [];
       if (!list.some((k) => k.answer.toLowerCase() === answer.toLowerCase())) list.push({ phrase: p, head, answer, sentence: s });
@@ -42,6 +44,54 @@ export function nounKinds(text: string, usage: NounUsage, from = 0, to = Number.
     }
   }
   return out;
+}
+
+/** Determiners a plural noun cannot follow: "a notes section" is one thing, never "a notes" doing something. */
+const SINGULAR_DETERMINERS = new Set(['a', 'an', 'each', 'every', 'another']);
+/** Words before a plural-looking modifier that make it a verb: "This sets expectations", "one that balances precision". */
+const SUBJECTS = new Set(['this', 'that', 'it', 'which', 'who', 'one', 'he', 'she']);
+/** Words that open a clause whose subject may look like a noun phrase: "where the money goes". */
+const QUESTION_WORDS = new Set(['where', 'how', 'why', 'what', 'when', 'whether', 'if']);
+/** Tagged verb uses (WordNet) that make a word after a plural noun read as its verb: "matter" 21, "section" 0. */
+const VERB_TAGS = 5;
+
+/**
+ * Whether phrase `p` of sentence `s` names a thing, not a clause wink's light model read as a noun phrase. After a
+ * plural noun, a word that is commonly a verb or an adverb is usually the clause's verb ("why these small victories
+ * matter", "how the colors blend", "your reflections show") or an adverb ("rotate their positions halfway"); as
+ * the object of a preposition ("in the ingredients table") or after "a" ("a notes section") it is the phrase's head.
+ * A head WordNet knows, but not as a noun ("halfway", "goes" of "where the money goes"), never heads one.
+ */
+function nounHeaded(s: Sentence, p: Phrase): boolean {
+  const found = sentenceAt(s.text, p.start - s.start);
+  const toks = found?.sentence.tokens ?? [];
+  const tokenAt = (t: Token) => toks.find((x) => x.start === t.start - s.start);
+  const head = p.words[p.words.length - 1]!;
+  const headWord = head.word.toLowerCase();
+  // wink's lemma as well as morphy's: morphy leaves "bushes" whole (too short to detach "shes").
+  const lemmas = (pos: 'noun' | 'verb') => [...new Set([...lemmaCandidates(headWord, pos), tokenAt(head)?.lemma ?? headWord])];
+  const asNoun = lemmas('noun').map((l) => wordClasses(l));
+  const known = [...asNoun, ...lemmas('verb').map((l) => wordClasses(l))].some((c) => Object.keys(c).length);
+  if (known && !asNoun.some((c) => c.noun !== undefined)) return false;
+  const first = toks.findIndex((t) => t.start === p.start - s.start);
+  const before = first > 0 ? toks[first - 1]! : undefined;
+  const beforeThat = first > 1 ? toks[first - 2]! : undefined;
+  const b = before?.text.toLowerCase();
+  // "where the money goes", "how the plan works": after a question word a singular noun and a verb's -s form are a
+  // clause's subject and verb.
+  const headToken = tokenAt(head);
+  const thirdPerson = !!headToken && /s$/.test(headWord) && headToken.lemma !== headWord && (wordClasses(headToken.lemma).verb ?? 0) > 0;
+  const clauseOpener = [b, before && ['DET', 'PRON'].includes(before.pos) ? beforeThat?.text.toLowerCase() : undefined];
+  if (thirdPerson && clauseOpener.some((w) => w && QUESTION_WORDS.has(w))) return false;
+  const tok = tokenAt(p.words[p.words.length - 2]!);
+  const plural = !!tok && /s$/i.test(tok.text) && tok.lemma !== tok.text.toLowerCase();
+  if (!plural) return true;
+  if (b && SUBJECTS.has(b) && before!.pos !== 'ADP') return false;
+  if (b && SINGULAR_DETERMINERS.has(b)) return true;
+  const objectOfPreposition = before?.pos === 'ADP' || (!!before && ['DET', 'PRON'].includes(before.pos) && beforeThat?.pos === 'ADP');
+  if (objectOfPreposition) return true;
+  const c = wordClasses(headWord);
+  return !((c.verb ?? 0) >= VERB_TAGS || (c.adverb !== undefined && (c.adverb ?? 0) >= (c.noun ?? 0)));
 }
 
 /**

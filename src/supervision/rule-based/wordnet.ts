@@ -130,6 +130,29 @@ function readTags(): void {
   }
 }
 
+/** A word class of WordNet's index.sense, with adverbs (type 4), which the rephraser itself never uses. */
+export type WordClass = LexPos | 'adverb';
+
+const CLASS_TYPES: Record<WordClass, readonly string[]> = { ...SS_TYPES, adverb: ['4'] };
+
+/**
+ * The word classes WordNet lists `lemma` under (an exact lemma, not inflected), each with its tag count summed over
+ * its senses: "matter" is a noun (76) and a verb (21), "halfway" an adjective and an adverb only. Synchronous: the
+ * generator's phrase reader runs outside the lexicon's promises.
+ */
+export function wordClasses(lemma: string): Partial<Record<WordClass, number>> {
+  readTags();
+  const key = wordnetKey(lemma);
+  const out: Partial<Record<WordClass, number>> = {};
+  for (const [cls, types] of Object.entries(CLASS_TYPES) as Array<[WordClass, readonly string[]]>) {
+    for (const t of types) {
+      const counts = tagCounts!.get(`${key}%${t}`);
+      if (counts) out[cls] = (out[cls] ?? 0) + counts.reduce((a, n) => a + (n ?? 0), 0);
+    }
+  }
+  return out;
+}
+
 /** Add-one smoothed share of each of `polysemy` senses (in sense order) in the lemma's tag counts. */
 function senseShares(lemma: string, pos: LexPos, polysemy: number): number[] {
   const tags = senseTags(lemma, pos);

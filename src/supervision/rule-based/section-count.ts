@@ -1,0 +1,49 @@
+/**
+ * Counts over a list or table in the person's own documents: "In the document I shared while talking about the
+ * outing report, how many numbered points are listed under “Recommendations for Future Outings”?" → "6". RHELM's
+ * development personas ask 19 of their 229 questions this way ("how many distinct species were catalogued", "how many
+ * numbered recommendations are listed in …"); before this family the generated sets asked none. The document is named
+ * by the conversation that shared it, as section-order.ts names it, and the answer is counted from the section's text
+ * (section-lists.ts), the same reading the blind reader makes.
+ */
+import { documentTitleOf, sameHeading, sectionPlace } from '../document-outline.ts';
+import type { Rng } from '../rng.ts';
+import { entriesNoun, sectionList } from '../section-lists.ts';
+import type { RuleContext } from './rule-context.ts';
+import { documentNamed, MAX_HEADING } from './section-order.ts';
+import { plan, type RuleCandidate } from './templates.ts';
+
+/** "how many … are listed under “S”" of outlined section `i`, or undefined when it holds no one countable list. */
+export function sectionCountQuestion(ctx: RuleContext, i: number, rng: Rng): RuleCandidate | undefined {
+  const r = ctx.graph.records[i]!;
+  if (!sectionPlace(r) || !r.title || r.title.length > MAX_HEADING || !/\p{L}/u.test(r.title)) return undefined;
+  const list = sectionList(r.text, r.title);
+  if (!list) return undefined;
+  const document = (ctx.graph.threads.get(ctx.graph.threadOf[i]!) ?? []).map((k) => ctx.graph.records[k]!);
+  const title = documentTitleOf(r, document);
+  if (!title || sameHeading(title, r.title)) return undefined;
+  // The heading must name one section, and must not give the count away ("3 Key Takeaways").
+  if (document.filter((o) => o.title && sameHeading(o.title, r.title!)).length !== 1 || /\d/.test(r.title)) return undefined;
+  const named = documentNamed(ctx, i, title, ctx.speakerStems, rng);
+  if (!named) return undefined;
+  const noun = entriesNoun(list);
+  const asked = list.kind === 'table' ? `are listed in the table under “${r.title}”` : `are listed under “${r.title}”`;
+  const answer = String(list.count);
+  return {
+    type: 'multi-hop',
+    template: 'section-count',
+    question: `${named.lead}, how many ${noun} ${asked}?`,
+    plan: plan(
+      'multi-hop',
+      `how many ${noun} the section “${r.title}” of ${named.described} lists`,
+      answer,
+      'number',
+      [
+        ...named.facts,
+        { record: r.id, quote: r.text.slice(list.start, list.end), statement: `the section “${r.title}” lists ${answer} ${noun}` },
+      ],
+      new Map([...named.roles, [r.id, `its ${list.kind === 'table' ? 'table' : 'list'} is counted`]]),
+      [...named.operations, 'count'],
+    ),
+  };
+}
