@@ -9,18 +9,10 @@ import { sectionCountQuestion } from '../src/supervision/rule-based/section-coun
 import { inUserVoice } from '../src/supervision/rule-based/voice.ts';
 import { entriesNoun, sectionList } from '../src/supervision/section-lists.ts';
 import { passesChecks } from './helpers/candidate-checks.ts';
-import { turn, userTurn } from './helpers/turn.ts';
+import { documentSection, turn, userTurn } from './helpers/turn.ts';
 
 const FILE = 'stew.md';
-const section = (n: number, level: number, title: string, body: string, parent?: string): SourceRecord => ({
-  id: `${FILE}:${title}`,
-  kind: 'document',
-  thread: FILE,
-  title,
-  time: '2024-02-01T09:00:00Z',
-  text: `## ${title}\n\n${body}`,
-  meta: { file: FILE, section: n, level, ...(parent ? { parent: `${FILE}:${parent}` } : {}) },
-});
+const section = documentSection(FILE, '2024-02-01T09:00:00Z', '## ');
 
 // An invented recipe note: a table of ingredients, numbered steps with a paragraph under each, and loose bullets.
 const ROOT = 'Winter Lentil Stew';

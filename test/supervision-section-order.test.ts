@@ -9,19 +9,10 @@ import { sectionOrderQuestion } from '../src/supervision/rule-based/section-orde
 import type { RuleCandidate } from '../src/supervision/rule-based/templates.ts';
 import { inUserVoice } from '../src/supervision/rule-based/voice.ts';
 import { passesChecks } from './helpers/candidate-checks.ts';
-import { turn, userTurn } from './helpers/turn.ts';
+import { documentSection, turn, userTurn } from './helpers/turn.ts';
 
 const FILE = 'trip.md';
-/** A section record as the document loader writes it: heading first, its place in the outline in `meta`. */
-const section = (n: number, level: number, title: string, body: string, parent?: string): SourceRecord => ({
-  id: `${FILE}:${title}`,
-  kind: 'document',
-  thread: FILE,
-  title,
-  time: '2024-10-10T09:00:00Z',
-  text: `${title}\n\n${body}`,
-  meta: { file: FILE, section: n, level, ...(parent ? { parent: `${FILE}:${parent}` } : {}) },
-});
+const section = documentSection(FILE, '2024-10-10T09:00:00Z', '');
 
 // An invented trip plan: the two level-2 parts "Packing List" and "Daily Plan" are siblings, "Boots" sits under the
 // first, so the part right after "Packing List" is "Daily Plan", not the sub-section between them.

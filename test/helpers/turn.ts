@@ -21,3 +21,19 @@ export const userTurn = (id: string, time: string, user: string, assistant = 'No
   thread: id.split(':')[0]!,
   text: `User: ${user}\nAssistant: ${assistant}`,
 });
+
+/**
+ * A section record of document `file` as the document loader writes it: its heading opening the text (`## ` before it
+ * in a Markdown file, nothing in an HTML one), its place in the outline in `meta`.
+ */
+export const documentSection =
+  (file: string, time: string, marker: '' | '## ') =>
+  (n: number, level: number, title: string, body: string, parent?: string): SourceRecord => ({
+    id: `${file}:${title}`,
+    kind: 'document',
+    thread: file,
+    title,
+    time,
+    text: `${marker}${title}\n\n${body}`,
+    meta: { file, section: n, level, ...(parent ? { parent: `${file}:${parent}` } : {}) },
+  });

@@ -60,7 +60,8 @@ const VERB_TAGS = 5;
  * plural noun, a word that is commonly a verb or an adverb is usually the clause's verb ("why these small victories
  * matter", "how the colors blend", "your reflections show") or an adverb ("rotate their positions halfway"); as
  * the object of a preposition ("in the ingredients table") or after "a" ("a notes section") it is the phrase's head.
- * A head WordNet knows, but not as a noun ("halfway", "goes" of "where the money goes"), never heads one.
+ * After a question word, a verb's -s form is the clause's verb ("where the money goes"). A head WordNet knows, but
+ * not as a noun ("halfway"), never heads one.
  */
 function nounHeaded(s: Sentence, p: Phrase): boolean {
   const found = sentenceAt(s.text, p.start - s.start);
@@ -69,7 +70,8 @@ function nounHeaded(s: Sentence, p: Phrase): boolean {
   const head = p.words[p.words.length - 1]!;
   const headWord = head.word.toLowerCase();
   // wink's lemma as well as morphy's: morphy leaves "bushes" whole (too short to detach "shes").
-  const lemmas = (pos: 'noun' | 'verb') => [...new Set([...lemmaCandidates(headWord, pos), tokenAt(head)?.lemma ?? headWord])];
+  const headToken = tokenAt(head);
+  const lemmas = (pos: 'noun' | 'verb') => [...new Set([...lemmaCandidates(headWord, pos), headToken?.lemma ?? headWord])];
   const asNoun = lemmas('noun').map((l) => wordClasses(l));
   const known = [...asNoun, ...lemmas('verb').map((l) => wordClasses(l))].some((c) => Object.keys(c).length);
   if (known && !asNoun.some((c) => c.noun !== undefined)) return false;
@@ -79,7 +81,6 @@ function nounHeaded(s: Sentence, p: Phrase): boolean {
   const b = before?.text.toLowerCase();
   // "where the money goes", "how the plan works": after a question word a singular noun and a verb's -s form are a
   // clause's subject and verb.
-  const headToken = tokenAt(head);
   const thirdPerson = !!headToken && /s$/.test(headWord) && headToken.lemma !== headWord && (wordClasses(headToken.lemma).verb ?? 0) > 0;
   const clauseOpener = [b, before && ['DET', 'PRON'].includes(before.pos) ? beforeThat?.text.toLowerCase() : undefined];
   if (thirdPerson && clauseOpener.some((w) => w && QUESTION_WORDS.has(w))) return false;
