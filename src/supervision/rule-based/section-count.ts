@@ -6,24 +6,21 @@
  * by the conversation that shared it, as section-order.ts names it, and the answer is counted from the section's text
  * (section-lists.ts), the same reading the blind reader makes.
  */
-import { documentTitleOf, sameHeading, sectionPlace } from '../document-outline.ts';
 import type { Rng } from '../rng.ts';
 import { entriesNoun, sectionList } from '../section-lists.ts';
 import type { RuleContext } from './rule-context.ts';
-import { documentNamed, MAX_HEADING } from './section-order.ts';
+import { documentNamed, MAX_HEADING, outlinedSection } from './section-order.ts';
 import { plan, type RuleCandidate } from './templates.ts';
 
 /** "how many … are listed under “S”" of outlined section `i`, or undefined when it holds no one countable list. */
 export function sectionCountQuestion(ctx: RuleContext, i: number, rng: Rng): RuleCandidate | undefined {
-  const r = ctx.graph.records[i]!;
-  if (!sectionPlace(r) || !r.title || r.title.length > MAX_HEADING || !/\p{L}/u.test(r.title)) return undefined;
+  const found = outlinedSection(ctx, i);
+  if (!found) return undefined;
+  const { r, title } = found;
+  // The heading must be one a person names, and must not give the count away ("3 Key Takeaways").
+  if (r.title!.length > MAX_HEADING || !/\p{L}/u.test(r.title!) || /\d/.test(r.title!)) return undefined;
   const list = sectionList(r.text, r.title);
   if (!list) return undefined;
-  const document = (ctx.graph.threads.get(ctx.graph.threadOf[i]!) ?? []).map((k) => ctx.graph.records[k]!);
-  const title = documentTitleOf(r, document);
-  if (!title || sameHeading(title, r.title)) return undefined;
-  // The heading must name one section, and must not give the count away ("3 Key Takeaways").
-  if (document.filter((o) => o.title && sameHeading(o.title, r.title!)).length !== 1 || /\d/.test(r.title)) return undefined;
   const named = documentNamed(ctx, i, title, ctx.speakerStems, rng);
   if (!named) return undefined;
   const noun = entriesNoun(list);

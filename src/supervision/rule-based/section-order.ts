@@ -28,16 +28,13 @@ export const MAX_HEADING = 70;
 
 /** "which section comes right after / before …" of outlined section `i`, or undefined when its outline has none. */
 export function sectionOrderQuestion(ctx: RuleContext, i: number, rng: Rng): RuleCandidate | undefined {
-  const r = ctx.graph.records[i]!;
-  const at = sectionPlace(r);
-  if (!at) return undefined;
-  const document = (ctx.graph.threads.get(ctx.graph.threadOf[i]!) ?? []).map((k) => ctx.graph.records[k]!);
+  if (!sectionPlace(ctx.graph.records[i]!)) return undefined;
   const direction = rng.next() < 0.5 ? 'after' : 'before';
+  const found = outlinedSection(ctx, i);
+  if (!found) return undefined;
+  const { r, document, title } = found;
   const other = adjacentSection(r, document, direction);
-  const title = documentTitleOf(r, document);
-  if (!other || !title || !usable(r) || !usable(other) || sameHeading(title, r.title!)) return undefined;
-  // The section asked about must be the only one with its heading, or the question names no single place.
-  if (document.filter((o) => o.title && sameHeading(o.title, r.title!)).length !== 1) return undefined;
+  if (!other || !usable(r) || !usable(other)) return undefined;
   const facts = [
     { record: r.id, quote: r.text.slice(0, r.title!.length), statement: `the section “${r.title}” of “${title}”` },
     {
@@ -66,6 +63,27 @@ export function sectionOrderQuestion(ctx: RuleContext, i: number, rng: Rng): Rul
       named.operations,
     ),
   };
+}
+
+/** An outlined section, the records of its document and the document's title. */
+export interface OutlinedSection {
+  r: SourceRecord;
+  document: SourceRecord[];
+  title: string;
+}
+
+/**
+ * Section `i` with its document, when its document has a title and the section's heading is not that title and names
+ * no other section of it: otherwise a question naming the heading names no single place.
+ */
+export function outlinedSection(ctx: RuleContext, i: number): OutlinedSection | undefined {
+  const r = ctx.graph.records[i]!;
+  if (!sectionPlace(r)) return undefined;
+  const document = (ctx.graph.threads.get(ctx.graph.threadOf[i]!) ?? []).map((k) => ctx.graph.records[k]!);
+  const title = documentTitleOf(r, document);
+  if (!title || sameHeading(title, r.title!)) return undefined;
+  if (document.filter((o) => o.title && sameHeading(o.title, r.title!)).length !== 1) return undefined;
+  return { r, document, title };
 }
 
 /** How a question names the document a section belongs to, and what that naming adds to the plan. */
