@@ -58,6 +58,7 @@ var MapC = Map;
 var MapGet = Map.prototype.get;
 var MapSet = Map.prototype.set;
 var MapHas = Map.prototype.has;
+var MapClear = Map.prototype.clear;
 var SetC = Set;
 var SetAdd = Set.prototype.add;
 var SetHas = Set.prototype.has;
@@ -112,6 +113,41 @@ delete G.SharedArrayBuffer;
 delete G.Atomics;
 
 // ── Tools: the contract's capabilities over the host callbacks. ──
+// The pure text tools answer a text they have seen from the isolate's own memo: a design that rescores its
+// candidates calls tools.text.terms on the same unit texts for every question (over 500 calls a question), and each
+// call crossing to the host costs more than the analysis. Results are the host's, copied per call so a design that
+// changes one cannot change the next. The memo holds at most MEMO_CHARS characters of input across the tools (it
+// is emptied when full), so it stays a small share of the isolate's memory limit. Answers from the memo are counted
+// here and handed to the host after each stage (op 'hits'), so toolCalls counts the design's calls whichever
+// sandbox served them before.
+var MEMO_CHARS = 2000000;
+var memoChars = 0;
+var memos = [];
+var memoHits = ObjectCreate(null);
+function memoized(name, fn, copy) {
+  var memo = new MapC();
+  push(memos, memo);
+  return function (text) {
+    if (mapHas(memo, text)) {
+      memoHits[name] = (memoHits[name] || 0) + 1;
+      var hit = mapGet(memo, text);
+      return copy ? ReflectApply(ArraySlice, hit, []) : hit;
+    }
+    var got = fn(text);
+    if (memoChars + text.length > MEMO_CHARS) {
+      for (var m = 0; m < memos.length; m++) ReflectApply(MapClear, memos[m], []);
+      memoChars = 0;
+    }
+    memoChars += text.length;
+    mapSet(memo, text, got);
+    return copy ? ReflectApply(ArraySlice, got, []) : got;
+  };
+}
+var termsOf = memoized('text.terms', function (t) { return h.terms(t); }, true);
+var tokensOf = memoized('text.tokenize', function (t) { return h.tokenize(t); }, true);
+var stemOf = memoized('text.stem', function (t) { return h.stem(t); }, false);
+var stopwordOf = memoized('text.isStopword', function (t) { return h.isStopword(t); }, false);
+var tokenCountOf = memoized('countTokens', function (t) { return h.countTokens(t); }, false);
 function plainDocs(docs, what) {
   what = what || 'tools.bm25.index';
   if (!ArrayIsArray(docs)) throw new TypeErrorC(what + ': docs must be an array of {id, text}');
@@ -173,10 +209,10 @@ var tools = ObjectFreeze({
     }
   }),
   text: ObjectFreeze({
-    tokenize: function tokenize(text) { return h.tokenize(str(text, 'text.tokenize')); },
-    stem: function stem(word) { return h.stem(str(word, 'text.stem')); },
-    isStopword: function isStopword(word) { return h.isStopword(str(word, 'text.isStopword')); },
-    terms: function terms(text) { return h.terms(str(text, 'text.terms')); },
+    tokenize: function tokenize(text) { return tokensOf(str(text, 'text.tokenize')); },
+    stem: function stem(word) { return stemOf(str(word, 'text.stem')); },
+    isStopword: function isStopword(word) { return stopwordOf(str(word, 'text.isStopword')); },
+    terms: function terms(text) { return termsOf(str(text, 'text.terms')); },
     dates: function dates(text, reference) {
       return h.dates(str(text, 'text.dates'), reference === undefined ? undefined : str(reference, 'text.dates'));
     }
@@ -197,7 +233,7 @@ var tools = ObjectFreeze({
       return h.llm.apply(undefined, [plainMessages(messages), o], { arguments: { copy: true }, result: { promise: true, copy: true } });
     }
   }),
-  countTokens: function countTokens(text) { return h.countTokens(str(text, 'countTokens')); },
+  countTokens: function countTokens(text) { return tokenCountOf(str(text, 'countTokens')); },
   log: function log(message) {
     var s = typeof message === 'string' ? message : StringC(message);
     h.log(s.length > 2000 ? slice(s, 0, 2000) : s);
@@ -540,6 +576,12 @@ function isThenable(v) {
 }
 
 function call(op, argJson) {
+  // The memo's answers since the last stage, for the host's meter (it asks after each stage has settled).
+  if (op === 'hits') {
+    var hits = memoHits;
+    memoHits = ObjectCreate(null);
+    return 'R' + JSONstringify(hits);
+  }
   pending = null;
   try {
     if (design === null) return 'Mthe design is not loaded';

@@ -5,7 +5,7 @@ import { compileDesign } from '../src/design/compile.ts';
 import { createHostTools } from '../src/isolate/host-tools/host-tools.ts';
 import { createSandbox } from '../src/isolate/sandbox-runner.ts';
 import type { HostToolsOptions, Sandbox, SandboxLimits } from '../src/isolate/sandbox-api.ts';
-import { countTokens } from '../src/text/text.ts';
+import { countTokens, terms } from '../src/text/text.ts';
 
 const RECORDS: SourceRecord[] = JSON.parse(readFileSync(new URL('./fixtures/designs/records-20.json', import.meta.url), 'utf8'));
 
@@ -88,6 +88,49 @@ export default {
     expect(sandbox.alive).toBe(false);
     const after = await sandbox.retrieve(q);
     expect(!after.ok && after.failure.kind).toBe('crash');
+  });
+
+  it('answers a text tool’s repeat from the isolate’s memo: the host’s result, a fresh copy, every call metered', async () => {
+    // A rescoring design asks the terms of the same unit texts for every question; a design that changes the list it
+    // got back must not change the next caller's.
+    const compiled = await compileDesign(`import type { MemoryDesign } from 'memsteer/contract';
+export default {
+  ${ONE_UNIT_PER_RECORD}
+  retrieve: (q, m, tools) => {
+    const first = tools.text.terms(m.units[0].text);
+    first.push('changed');
+    const again = tools.text.terms(m.units[0].text);
+    const tokens = [tools.text.tokenize(q.text), tools.text.tokenize(q.text)];
+    tokens[0].length = 0;
+    const ok = !again.includes('changed') && tokens[1].length > 0 && tools.countTokens(q.text) === tools.countTokens(q.text)
+      && tools.text.stem('running') === tools.text.stem('running') && tools.text.isStopword('the');
+    return ok ? [{ unit: m.units[0].id, score: again.length }] : [];
+  },
+  context: () => ({ text: '', units: [] }),
+} satisfies MemoryDesign;`);
+    if (!compiled.ok) throw new Error(JSON.stringify(compiled.diagnostics));
+    const host = createHostTools();
+    const reached: string[] = [];
+    const { terms: hostTerms, tokenize: hostTokenize } = host;
+    host.terms = (text) => (reached.push(`terms:${text}`), hostTerms(text));
+    host.tokenize = (text) => (reached.push(`tokenize:${text}`), hostTokenize(text));
+    const created = await createSandbox(compiled.program, host, {});
+    if (!created.ok) throw new Error(JSON.stringify(created.failure));
+    const sandbox = created.sandbox;
+    expect((await sandbox.store(RECORDS)).ok).toBe(true);
+    const first = await sandbox.retrieve({ id: 'q1', text: 'What road bike did Ben buy?' });
+    if (!first.ok) throw new Error(first.failure.message);
+    expect(first.value).toHaveLength(1);
+    expect(first.value[0]!.score).toBe(terms(RECORDS[0]!.text).length);
+    // Every call the design made is metered, whether the host or the memo answered it.
+    const asked = { 'text.terms': 2, 'text.tokenize': 2, countTokens: 2, 'text.stem': 2, 'text.isStopword': 1 };
+    expect(first.toolCalls).toEqual(asked);
+    const second = await sandbox.retrieve({ id: 'q2', text: 'Who adopted a puppy?' });
+    if (!second.ok) throw new Error(second.failure.message);
+    expect(second.toolCalls).toEqual(asked);
+    // The host saw each text once: the unit's terms, and each question's tokens.
+    expect(reached).toEqual([`terms:${RECORDS[0]!.text}`, 'tokenize:What road bike did Ben buy?', 'tokenize:Who adopted a puppy?']);
+    sandbox.dispose();
   });
 
   it('truncates a context that ignores the budget and records the original size', async () => {

@@ -110,7 +110,7 @@ describe('LLM generation pipeline against a scripted OpenAI-compatible server', 
     expect(summary.tokens.prompt).toBeGreaterThan(0);
     expect(summary.tokens.promptPerKept).toBe(summary.tokens.prompt);
     expect(summary.prompts).toEqual({
-      planner: 'planner@9',
+      planner: 'planner@10',
       questioner: 'questioner@6',
       auditor: 'auditor@2',
       reader: 'reader@2',

@@ -5,9 +5,10 @@ import { createOfflineBlindReader } from '../src/supervision/offline-reader.ts';
 import { buildRecordGraph } from '../src/supervision/record-graph.ts';
 import { createRng } from '../src/supervision/rng.ts';
 import { createRuleContext } from '../src/supervision/rule-based/generator.ts';
+import { askableCells, sectionCellQuestion } from '../src/supervision/rule-based/section-cell.ts';
 import { sectionCountQuestion } from '../src/supervision/rule-based/section-count.ts';
 import { inUserVoice } from '../src/supervision/rule-based/voice.ts';
-import { entriesNoun, sectionList } from '../src/supervision/section-lists.ts';
+import { entriesNoun, sectionList, sectionTable } from '../src/supervision/section-lists.ts';
 import { passesChecks } from './helpers/candidate-checks.ts';
 import { documentSection, turn, userTurn } from './helpers/turn.ts';
 
@@ -31,6 +32,7 @@ const records: SourceRecord[] = [
   section(3, 2, 'Preparation Steps', STEPS, ROOT),
   section(4, 2, 'Reflections', '- Kale instead of spinach.\n- Paste added late.', ROOT),
   section(5, 2, 'Mixed Notes', '- One bullet.\n- Two bullets.\n\n1. A numbered line.\n2. Another.', ROOT),
+  section(6, 2, 'Pantry Check', '| Item | Status |\n|---|---|\n| Cumin | Running low |\n| Bay leaves | Plenty |', ROOT),
 ];
 const graph = buildRecordGraph(records);
 const ctx = createRuleContext(graph);
@@ -56,16 +58,13 @@ describe('the one list or table of a document section', () => {
   });
 });
 
+// The stew notes as shared in a chat: the questions name the talk, never the title, as the personas ask.
+const sharing = userTurn('c2:1', '2024-02-01T18:00:00Z', '[Upload stew.md] Could you check the lentil quantities in my winter stew notes?');
+const shared = [sharing, ...records.slice(1)];
+const g = buildRecordGraph(shared);
+const sharedCtx = createRuleContext(g);
+
 describe('section-count questions about the person’s own documents', () => {
-  // The stew notes as shared in a chat: the questions name the talk, never the title, as the personas ask.
-  const sharing = userTurn(
-    'c2:1',
-    '2024-02-01T18:00:00Z',
-    '[Upload stew.md] Could you check the lentil quantities in my winter stew notes?',
-  );
-  const shared = [sharing, ...records.slice(1)];
-  const g = buildRecordGraph(shared);
-  const sharedCtx = createRuleContext(g);
   const count = (title: string) => sectionCountQuestion(sharedCtx, g.index.get(`${FILE}:${title}`)!, createRng('count'));
 
   it('asks how many entries a section lists, with the sharing turn and the list as verbatim evidence', async () => {
@@ -99,5 +98,65 @@ describe('section-count questions about the person’s own documents', () => {
     // Named by its title, the heading and the title find the section for any retriever; the personas never ask so.
     for (let seed = 0; seed < 10; seed++)
       expect(sectionCountQuestion(ctx, at('Ingredients Table'), createRng(`title:${seed}`))).toBeUndefined();
+  });
+});
+
+describe('section-cell look-ups in a table of the person’s own documents', () => {
+  const cell = (title: string, seed: string) => sectionCellQuestion(sharedCtx, g.index.get(`${FILE}:${title}`)!, createRng(seed));
+
+  it('reads a table’s cells as a person does, and asks only cells named by a unique row and a header', () => {
+    const table = sectionTable(
+      '| **Item** | Price | Where |\n|---|---|---|\n| Bread | 3 € | Bakery<br>Müller |\n| Jam | 3 € | - |',
+      undefined,
+    )!;
+    expect(table.header).toEqual(['Item', 'Price', 'Where']);
+    expect(table.rows.map((r) => r.cells)).toEqual([
+      ['Bread', '3 €', 'Bakery Müller'],
+      ['Jam', '3 €', '-'],
+    ]);
+    // A price both rows share says nothing of either; an empty cell is no answer.
+    expect(askableCells(table)).toEqual([{ row: 0, column: 2 }]);
+    expect(sectionTable(STEPS, 'Preparation Steps')).toBeUndefined();
+  });
+
+  it('asks the cell of a row and column, the sharing turn and the row as verbatim evidence, and the reader reads it back', async () => {
+    const rows = TABLE.split('\n').slice(2);
+    const asked = new Set<string>();
+    for (let seed = 0; seed < 12; seed++) {
+      const c = cell('Ingredients Table', `cell:${seed}`)!;
+      const q = inUserVoice(c.question);
+      const m = /^In the document I shared while talking about .+, what is listed as “(.+)” for “(.+)” in the ingredients table\?$/.exec(
+        q,
+      )!;
+      expect(m, q).not.toBeNull();
+      asked.add(`${m[1]}/${m[2]}`);
+      const row = rows.find((l) => l.includes(`| ${m[2]} |`))!;
+      expect(c.plan.facts.at(-1)!.quote).toBe(row);
+      expect(row).toContain(`| ${c.plan.answer} |`);
+      expect(c.plan.evidence.map((e) => e.record)).toEqual(['c2:1', `${FILE}:Ingredients Table`]);
+      expect(passesChecks(c, shared, 'multi-hop')).toEqual({ plan: true, question: true });
+      const reading = await reader.read({ question: q, answerType: c.plan.answerType, records: shared });
+      const expected = { answer: c.plan.answer, answerType: c.plan.answerType, evidenceRecords: ['c2:1', `${FILE}:Ingredients Table`] };
+      expect(checkBlindReading(reading, expected), JSON.stringify([q, reading])).toEqual({ ok: true });
+      // Without the table's section the reader has no cell to read.
+      const without = shared.filter((r) => r.title !== 'Ingredients Table');
+      expect((await reader.read({ question: q, answerType: c.plan.answerType, records: without })).answerable).toBe(false);
+    }
+    expect(asked.size).toBeGreaterThan(2);
+  });
+
+  it('names a table whose first column says nothing of its rows as the document’s table', async () => {
+    const c = cell('Pantry Check', 'pantry')!;
+    const q = inUserVoice(c.question);
+    expect(q).toMatch(/, what is listed as “Status” for “(Cumin|Bay leaves)” in the table\?$/);
+    expect(q).not.toContain('Pantry Check');
+    expect((await reader.read({ question: q, answerType: 'text', records: shared })).answer).toBe(c.plan.answer);
+  });
+
+  it('asks nothing of a section without one table, or of a document no conversation shared', () => {
+    expect(cell('Preparation Steps', 'cell')).toBeUndefined();
+    expect(cell('Reflections', 'cell')).toBeUndefined();
+    for (let seed = 0; seed < 10; seed++)
+      expect(sectionCellQuestion(ctx, at('Ingredients Table'), createRng(`title:${seed}`))).toBeUndefined();
   });
 });

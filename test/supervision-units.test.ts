@@ -190,7 +190,7 @@ describe('split and dedupe', () => {
 
 describe('prompts', () => {
   it('each role has a versioned prompt file', () => {
-    const versions = { planner: 9, questioner: 6, auditor: 2, reader: 2 } as const;
+    const versions = { planner: 10, questioner: 6, auditor: 2, reader: 2 } as const;
     for (const [role, n] of Object.entries(versions) as Array<[keyof typeof versions, number]>) {
       expect(loadPrompt(role).version).toBe(`${role}@${n}`);
     }

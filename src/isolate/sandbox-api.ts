@@ -121,7 +121,8 @@ export interface HostToolsOptions {
 /** What one stage call used, reported with its result. */
 export interface ToolMeter {
   /** Calls by tool name: `bm25.index`, `bm25.add`, `bm25.search`, `text.tokenize`, `text.stem`, `text.isStopword`,
-   *  `text.terms`, `text.dates`, `embed`, `llm`, `countTokens`, `log`. */
+   *  `text.terms`, `text.dates`, `embed`, `llm`, `countTokens`, `log`. Calls the isolate's text-tool memo answered
+   *  (sandbox/prelude.ts) count as well: the design made them. */
   toolCalls: Record<string, number>;
   /** Lines the design logged (capped) and how many were dropped past the cap. */
   log: string[];

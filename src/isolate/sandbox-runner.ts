@@ -20,7 +20,10 @@ import {
 import { fitToBudget } from './host-tools/text-budget.ts';
 import { startStageClock } from './stage-clock.ts';
 
-type Op = 'store' | 'add' | 'retrieve' | 'context' | 'unitsDelta' | 'texts';
+/** The memo's answers by tool name, as the prelude's 'hits' op reports them. */
+const MemoHitsSchema = z.record(z.string(), z.number().int().nonnegative());
+
+type Op = 'store' | 'add' | 'retrieve' | 'context' | 'unitsDelta' | 'texts' | 'hits';
 type Stage = StageFailure['stage'];
 
 // The prelude validates in the isolate; these re-check on the host, which is the side we trust.
@@ -169,6 +172,21 @@ class IsolateSandbox implements Sandbox {
     this.#await = awaitPending;
     this.#tools = tools;
     this.#limits = limits;
+  }
+
+  /**
+   * `meter` with the calls the isolate's text-tool memo answered during the stage (sandbox/prelude.ts): toolCalls
+   * counts what the design asked, not which of its calls happened to reach the host.
+   */
+  #withMemoHits(meter: ToolMeter): ToolMeter {
+    if (this.#isolate.isDisposed) return meter;
+    try {
+      const hits = MemoHitsSchema.parse(JSON.parse(this.#call.applySync(undefined, ['hits', ''], { timeout: 1000 }).slice(1)));
+      for (const [name, n] of Object.entries(hits)) meter.toolCalls[name] = (meter.toolCalls[name] ?? 0) + n;
+    } catch {
+      // An isolate that cannot answer this has failed its stage already; the stage's own failure is reported.
+    }
+    return meter;
   }
 
   get alive(): boolean {
@@ -339,7 +357,7 @@ class IsolateSandbox implements Sandbox {
         }
       }
     } catch (error) {
-      const meter = this.#tools.endCall();
+      const meter = this.#withMemoHits(this.#tools.endCall());
       this.#busy = false;
       const { kind, message } = classify(error, this.#isolate, watchdogFired);
       if (kind === 'memory' || kind === 'crash' || this.#isolate.isDisposed) {
@@ -347,7 +365,7 @@ class IsolateSandbox implements Sandbox {
       }
       return fail(kind, message, meter);
     }
-    const meter = this.#tools.endCall();
+    const meter = this.#withMemoHits(this.#tools.endCall());
     this.#busy = false;
     const tag = encoded[0];
     const body = encoded.slice(1);

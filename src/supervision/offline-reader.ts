@@ -5,7 +5,7 @@ import { escapeRegExp, isStopword, stem, terms } from '../text/text.ts';
 import type { BlindInput, BlindReader, BlindReading } from './blind-recovery.ts';
 import { recordDate } from './bundles.ts';
 import { adjacentSection, sameHeading, sectionPlace } from './document-outline.ts';
-import { sectionList } from './section-lists.ts';
+import { hasCell, sectionList, sectionTable } from './section-lists.ts';
 import {
   aspectOf,
   CLAUSE_CLASSES,
@@ -26,7 +26,7 @@ import { isTopicWord } from './rule-based/cues.ts';
 import { mailboxOwner, roleRange, whoAt } from './rule-based/speakers.ts';
 
 /** Name and version of the offline blind reader. */
-export const OFFLINE_READER = 'localise+extract@7';
+export const OFFLINE_READER = 'localise+extract@8';
 
 // Words of question phrasing that say nothing about which record is meant.
 const FRAME = new Set(
@@ -545,6 +545,38 @@ function countUnder(sections: readonly SourceRecord[]): BlindReading {
   return list ? { answerable: true, answer: String(list.count), citations: [sections[0]!.id] } : UNANSWERABLE;
 }
 
+/** "What is listed as “C” for “R” in the ingredients table / in the table?" (section-cell.ts). */
+const CELL_OF = /^what is listed as “(.+?)” for “(.+?)” in the (?:(.+) )?table\?$/i;
+
+/** The cell of column `header`, row `row` in the one table of `sections` that has both (section-lists.ts). */
+function cellOf(sections: readonly SourceRecord[], header: string, row: string): BlindReading {
+  const same = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
+  const hits = sections.flatMap((s) => {
+    const table = sectionTable(s.text, s.title);
+    if (!table || !hasCell(table, header, row)) return [];
+    const column = table.header.findIndex((h, k) => k > 0 && same(h, header));
+    const rows = table.rows.filter((r) => same(r.cells[0] ?? '', row));
+    return rows.length === 1 ? [{ s, value: rows[0]!.cells[column]! }] : [];
+  });
+  if (hits.length !== 1 || !hits[0]!.value) return UNANSWERABLE;
+  return { answerable: true, answer: hits[0]!.value, citations: [hits[0]!.s.id] };
+}
+
+/**
+ * "Which section comes right after “S”?", "How many … are listed under “S”?", "What is listed as “C” for “R” in the
+ * … table?" read from the document sections of `pool` (the outline from `records`); undefined for any other question.
+ */
+function readStructure(rest: string, pool: readonly SourceRecord[], records: readonly SourceRecord[]): BlindReading | undefined {
+  const order = /^Which section comes right (after|before) “(.+)”\?$/.exec(rest);
+  if (order) return sectionBeside(named(pool, order[2]!), records, order[1] as 'after' | 'before');
+  const count = COUNT_UNDER.exec(rest);
+  if (count) return countUnder(named(pool, count[1]!));
+  const cell = CELL_OF.exec(rest);
+  if (!cell) return undefined;
+  const tables = pool.filter((r) => sectionPlace(r) && (!cell[3] || sectionTable(r.text, r.title)?.noun === cell[3]));
+  return cellOf(tables, cell[1]!, cell[2]!);
+}
+
 /** The section right `direction` of the one section in `named`, read from the outline `records` carry. */
 function sectionBeside(named: readonly SourceRecord[], records: readonly SourceRecord[], direction: 'after' | 'before'): BlindReading {
   if (named.length !== 1) return UNANSWERABLE;
@@ -564,7 +596,8 @@ function sectionBeside(named: readonly SourceRecord[], records: readonly SourceR
  * "when A asked about X, …" / "right before A talked about X, …" finds A's turn and reads the utterance right
  * after (before) it in the thread;
  * "which section comes right after S" reads the document outline the records carry, and "how many … are listed
- * under S" counts the one list or table of that section;
+ * under S" counts the one list or table of that section, and "what is listed as “C” for “R” in the … table" reads
+ * that table's cell;
  * "can you remind me whether I <did something> with P on <day>" reads what the user said they did that day and with
  * whom (companions.ts): yes when it names P, no when someone else;
  * "which N" returns the phrase naming the N; "who" the speaker; "when" the passage's date; anything else goes to
@@ -632,14 +665,8 @@ export function createOfflineBlindReader(options: { topK?: number } = {}): Blind
         const rest = linked[4]!.replace(/^./, (ch) => ch.toUpperCase());
         const reach = reachOf(a, input.records, attachment);
         // "In the document I shared while talking about A, which section comes right after “S”?" (section-order.ts).
-        const order = attachment ? /^Which section comes right (after|before) “(.+)”\?$/.exec(rest) : null;
-        const count = attachment ? COUNT_UNDER.exec(rest) : null;
-        if (order || count) {
-          const got = order
-            ? sectionBeside(named(reach, order[2]!), input.records, order[1] as 'after' | 'before')
-            : countUnder(named(reach, count![1]!));
-          return got.answerable ? { ...got, citations: [a.id, ...got.citations] } : UNANSWERABLE;
-        }
+        const structure = attachment ? readStructure(rest, reach, input.records) : undefined;
+        if (structure) return structure.answerable ? { ...structure, citations: [a.id, ...structure.citations] } : UNANSWERABLE;
         const c = constraintsOf(rest, speakers, !attachment);
         const which = /^Which ([\p{L}'’-]+) /u.exec(rest);
         const got = which ? readWhich(rest, which[1]!, reach, c) : readPlain(rest, input, reach, c, topK);

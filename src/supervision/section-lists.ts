@@ -5,6 +5,8 @@
  * count is answered from what the section says, never from the plan.
  */
 
+import pluralize from 'pluralize';
+
 /** The list or table of a section: its kind, its entries, and where it stands in the section's text. */
 export interface SectionList {
   kind: 'table' | 'numbered' | 'bulleted';
@@ -19,8 +21,24 @@ export interface SectionList {
 /** Fewer entries are no count; more are a census nobody recalls. */
 const MIN_ENTRIES = 2;
 const MAX_ENTRIES = 12;
-/** First-column headers that say nothing of what a row is ("Name", "#", "Date"). */
-const VAGUE_HEADERS = new Set(['name', 'item', 'items', 'no', 'number', 'date', 'day', 'time', 'step', 'category', 'type', 'detail']);
+/** First-column headers (singular) that say nothing of what a row is ("Name", "#", "Dates", "Field" of a key–value table). */
+const VAGUE_HEADERS = new Set([
+  'name',
+  'item',
+  'no',
+  'number',
+  'date',
+  'day',
+  'time',
+  'step',
+  'category',
+  'type',
+  'detail',
+  'section',
+  'field',
+  'aspect',
+  'attribute',
+]);
 
 interface Line {
   text: string;
@@ -50,16 +68,16 @@ const cells = (line: string): string[] =>
 const isRow = (line: string): boolean => line.includes('|') && cells(line).length >= 2;
 const isRule = (line: string): boolean => /^\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$/.test(line.trim());
 
-function pluralOf(word: string): string {
-  const w = word.toLowerCase();
-  if (/(?:s|x|z|ch|sh)$/.test(w)) return `${w}es`;
-  if (/[^aeiou]y$/.test(w)) return `${w.slice(0, -1)}ies`;
-  return `${w}s`;
+/** A table as found: its list entry, and its header and body rows (rules left out). */
+interface FoundTable {
+  list: SectionList;
+  header: Line;
+  body: Line[];
 }
 
 /** The tables of a section: runs of rows with one cell count, the first row the header. */
-function tablesOf(lines: readonly Line[]): SectionList[] {
-  const out: SectionList[] = [];
+function tablesOf(lines: readonly Line[]): FoundTable[] {
+  const out: FoundTable[] = [];
   for (let k = 0; k < lines.length; k++) {
     if (!isRow(lines[k]!.text)) continue;
     const width = cells(lines[k]!.text).length;
@@ -69,8 +87,10 @@ function tablesOf(lines: readonly Line[]): SectionList[] {
     if (m - k < 2) continue;
     const body = lines.slice(k + 1, m).filter((l) => !isRule(l.text));
     const header = cells(lines[k]!.text)[0]!.replace(/[*_]/g, '');
-    const noun = /^\p{L}{3,}$/u.test(header) && !VAGUE_HEADERS.has(header.toLowerCase()) ? pluralOf(header) : undefined;
-    out.push({ kind: 'table', count: body.length, noun, start: lines[k]!.start, end: lines[m - 1]!.end });
+    const word = header.toLowerCase();
+    const noun = /^\p{L}{3,}$/u.test(header) && !VAGUE_HEADERS.has(pluralize.singular(word)) ? pluralize.plural(word) : undefined;
+    const list: SectionList = { kind: 'table', count: body.length, noun, start: lines[k]!.start, end: lines[m - 1]!.end };
+    out.push({ list, header: lines[k]!, body });
     k = m - 1;
   }
   return out;
@@ -104,19 +124,66 @@ function listOf(lines: readonly Line[]): SectionList | undefined | 'several' {
  * thing.
  */
 export function sectionList(text: string, heading?: string): SectionList | undefined {
+  const found = oneStructure(text, heading);
+  const list = found && 'list' in found ? found.list : found;
+  return list && list.count >= MIN_ENTRIES && list.count <= MAX_ENTRIES ? list : undefined;
+}
+
+/** The one list or table of a section's text, or undefined when it holds none or several. */
+function oneStructure(text: string, heading: string | undefined): SectionList | FoundTable | undefined {
   const lines = linesOf(text);
   // The heading opens the section's text ("## Sources", "8. Actionable Recommendations"): it is no entry.
   if (heading && lines[0]?.text.replace(/^#+\s*/, '').trim() === heading.trim()) lines.shift();
   const tables = tablesOf(lines);
-  const inTable = (l: Line) => tables.some((t) => l.start >= t.start && l.end <= t.end);
+  const inTable = (l: Line) => tables.some((t) => l.start >= t.list.start && l.end <= t.list.end);
   const list = listOf(lines.filter((l) => !inTable(l)));
   if (list === 'several' || tables.length + (list ? 1 : 0) !== 1) return undefined;
-  const found = list ?? tables[0]!;
-  return found.count >= MIN_ENTRIES && found.count <= MAX_ENTRIES ? found : undefined;
+  return list ?? tables[0]!;
+}
+
+/** One body row of a table: its cells as read (Markdown emphasis and HTML breaks taken out) and its line. */
+export interface TableRow {
+  cells: string[];
+  start: number;
+  end: number;
+}
+
+/** The one table of a section: its header cells and body rows. */
+export interface SectionTable {
+  header: string[];
+  rows: TableRow[];
+  /** What its rows are (see {@link SectionList.noun}). */
+  noun: string | undefined;
+}
+
+/** A cell as a person reads it: "**Brown lentils**" → "Brown lentils", "a<br>b" → "a b". */
+export function cellText(cell: string): string {
+  return cell
+    .replace(/<br\s*\/?>/gi, ' ')
+    .replace(/[*_`]+/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** The table of a section whose one structure is a table of 2–12 rows (as {@link sectionList} finds it). */
+export function sectionTable(text: string, heading?: string): SectionTable | undefined {
+  const found = oneStructure(text, heading);
+  if (!found || !('list' in found) || !sectionList(text, heading)) return undefined;
+  return {
+    header: cells(found.header.text).map(cellText),
+    rows: found.body.map((l) => ({ cells: cells(l.text).map(cellText), start: l.start, end: l.end })),
+    noun: found.list.noun,
+  };
 }
 
 /** How a question names the entries of `list`: "ingredients" of a table, "numbered points", "points". */
 export function entriesNoun(list: SectionList): string {
   if (list.kind === 'table') return list.noun ?? 'rows';
   return list.kind === 'numbered' ? 'numbered points' : 'points';
+}
+
+/** Whether `table` has a row named `row` by its first cell and a value column headed `header`, case aside. */
+export function hasCell(table: SectionTable, header: string, row: string): boolean {
+  const key = (s: string): string => s.toLowerCase();
+  return table.header.slice(1).some((h) => key(h) === key(header)) && table.rows.some((r) => key(r.cells[0] ?? '') === key(row));
 }

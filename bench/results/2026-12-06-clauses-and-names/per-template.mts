@@ -2,7 +2,8 @@
  * Base-BM25's context recall per template on the validation split of a generated RHELM set, for the named personas
  * (the development ones: Jonas_Richter, Justice_Arvind_Prakash_Mehra), next to their own questions grouped by what
  * their evidence is (a document's count, a document's section, another document question, no document), and the
- * section templates split by how they name the document (by its title, by the conversation that shared it).
+ * section templates (section-order, section-count, and section-cell from `rule-based@34`) split by how they name the
+ * document (by its title, by the conversation that shared it).
  *
  *   npx tsx bench/results/2026-12-06-clauses-and-names/per-template.mts <set.jsonl> Jonas_Richter Justice_Arvind_Prakash_Mehra
  */
@@ -41,7 +42,7 @@ for (const [t, v] of groups) line(t, v);
 const forms = new Map<string, number[]>();
 for (const q of items) {
   const t = String(q.checks?.template ?? q.category);
-  if (t !== 'section-count' && t !== 'section-order') continue;
+  if (!t.startsWith('section-')) continue;
   const v = s.contextRecall.get(seedKey(q));
   if (v === undefined) continue;
   const f = `${t} ${/^In my document “/.test(q.question) ? 'title' : 'shared'}`;

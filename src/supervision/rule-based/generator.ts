@@ -29,6 +29,7 @@ import { extractFacts, type TextFact } from './facts.ts';
 import { describeQuestion } from './descriptions.ts';
 import { feelingCandidate, feelingsOf } from './feelings.ts';
 import { memberNames, mentionCompareQuestion, mentionCountQuestion, multiEvidenceShare } from './mention-counts.ts';
+import { sectionCellQuestion } from './section-cell.ts';
 import { sectionCountQuestion } from './section-count.ts';
 import { sectionOrderQuestion } from './section-order.ts';
 import {
@@ -49,7 +50,7 @@ import {
 } from './templates.ts';
 
 /** Name and version of the offline generator, written into every item it makes. */
-export const RULE_BASED_GENERATOR = 'rule-based@33';
+export const RULE_BASED_GENERATOR = 'rule-based@34';
 
 /** Question types the rule-based generator can write. */
 export const RULE_BASED_TYPES: readonly QuestionType[] = ['single-hop', 'multi-hop', 'temporal', 'aggregation', 'false-premise'];
@@ -179,17 +180,20 @@ const PREMISE_WHAT_SHARE = 0.6;
 const ORDINAL_SHARE = 0.35;
 /**
  * How often a multi-hop request whose bundle holds outlined document sections is first tried as a question about a
- * section (section-order.ts, section-count.ts). Calibrated on the RHELM development personas, where about 15% of the
- * questions asked are of these kinds; before them the generated evidence was 2–3% documents against 20% and 31% of
- * theirs.
+ * section (section-order.ts, section-count.ts, section-cell.ts). Calibrated on the RHELM development personas, where
+ * about a fifth of the questions asked are of these kinds; before them the generated evidence was 2–3% documents
+ * against 20% and 31% of theirs.
  */
-const SECTION_SHARE = 0.2;
+const SECTION_SHARE = 0.3;
 /**
- * Of those tries, the share asked as a count over a section's list or table (section-count.ts) instead: the RHELM
- * development personas ask 19 of their 229 questions so, and 16 of the section order. A count needs a document some
- * conversation shared, so fewer of its tries succeed; a failed one goes on to the other multi-hop families.
+ * Of those tries, the shares asked as a look-up in a section's table (section-cell.ts) and as a count over its list or
+ * table (section-count.ts); the rest ask the outline (section-order.ts). The RHELM development personas ask about 20
+ * of their 229 questions of a document's content, 19 as counts and 16 of the outline. A look-up or a count needs a
+ * table or list in a document some conversation shared, so fewer of their tries succeed; a failed one goes on to the
+ * other multi-hop families.
  */
-const SECTION_COUNT_SHARE = 0.5;
+const SECTION_CELL_SHARE = 0.35;
+const SECTION_COUNT_SHARE = 0.35;
 
 /**
  * One templated candidate of `type` from a bundle, or undefined when the bundle holds no fact the type's
@@ -358,7 +362,13 @@ function templateCandidate(ctx: RuleContext, bundle: Bundle, type: QuestionType,
       // A history without outlined documents never draws here, so its random stream is what it was.
       const sections = members.filter((i) => sectionPlace(ctx.graph.records[i]!));
       if (sections.length && rng.next() < SECTION_SHARE) {
-        const ask = rng.next() < SECTION_COUNT_SHARE ? sectionCountQuestion : sectionOrderQuestion;
+        const draw = rng.next();
+        const ask =
+          draw < SECTION_CELL_SHARE
+            ? sectionCellQuestion
+            : draw < SECTION_CELL_SHARE + SECTION_COUNT_SHARE
+              ? sectionCountQuestion
+              : sectionOrderQuestion;
         for (const i of sections) {
           if (!budget()) break;
           const c = fresh(ctx, ask(ctx, i, rng));

@@ -6,6 +6,7 @@
  * by relation ("my sister Ana") becomes that relation ("Caroline's sister"). The answer and evidence never change; the
  * blind reader must still recover the answer from the evidence, or the rephrased question is not kept.
  */
+import pluralize from 'pluralize';
 import type { SourceRecord } from '../../../sandbox/contract.ts';
 import { stem, tokenize } from '../../text/text.ts';
 import type { BlindReader } from '../blind-recovery.ts';
@@ -127,12 +128,6 @@ function replaceable(lower: string, word: string, at: number, keep: ReadonlySet<
   return [...contentStems(lower)].some((s) => evidence.has(s));
 }
 
-function plural(word: string): string {
-  if (/(s|x|z|ch|sh)$/.test(word)) return `${word}es`;
-  if (/[^aeiou]y$/.test(word)) return `${word.slice(0, -1)}ies`;
-  return `${word}s`;
-}
-
 /**
  * Replacement lemmas for a word from one sense: same-synset lemmas first, else the hypernym's (never a verb's: "run"
  * is not "travel rapidly"); everyday words only, none the evidence uses, and only words whose own most frequent
@@ -220,7 +215,7 @@ export async function rephraseQuestion(
         if (!alt.words.length) break;
         let pick = ctx.rng.pick(alt.words.slice(0, 3));
         // A plural noun stays plural: the lemma was found by stripping its ending.
-        if (pos === 'noun' && !sense.synonyms.includes(lower) && lower.endsWith('s')) pick = plural(pick);
+        if (pos === 'noun' && !sense.synonyms.includes(lower) && lower.endsWith('s')) pick = pluralize.plural(pick);
         to = pick;
         changes.push({ from: word, to, how: alt.how });
         break;
