@@ -5,7 +5,7 @@ import { escapeRegExp, isStopword, stem, terms } from '../text/text.ts';
 import type { BlindInput, BlindReader, BlindReading } from './blind-recovery.ts';
 import { recordDate } from './bundles.ts';
 import { adjacentSection, sameHeading, sectionPlace } from './document-outline.ts';
-import { hasCell, sectionList, sectionTable } from './section-lists.ts';
+import { sectionList, sectionTable } from './section-lists.ts';
 import {
   aspectOf,
   CLAUSE_CLASSES,
@@ -553,9 +553,8 @@ function cellOf(sections: readonly SourceRecord[], header: string, row: string):
   const same = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
   const hits = sections.flatMap((s) => {
     const table = sectionTable(s.text, s.title);
-    if (!table || !hasCell(table, header, row)) return [];
-    const column = table.header.findIndex((h, k) => k > 0 && same(h, header));
-    const rows = table.rows.filter((r) => same(r.cells[0] ?? '', row));
+    const column = table ? table.header.findIndex((h, k) => k > 0 && same(h, header)) : -1;
+    const rows = column > 0 ? table!.rows.filter((r) => same(r.cells[0] ?? '', row)) : [];
     return rows.length === 1 ? [{ s, value: rows[0]!.cells[column]! }] : [];
   });
   if (hits.length !== 1 || !hits[0]!.value) return UNANSWERABLE;

@@ -126,8 +126,11 @@ function listOf(lines: readonly Line[]): SectionList | undefined | 'several' {
 export function sectionList(text: string, heading?: string): SectionList | undefined {
   const found = oneStructure(text, heading);
   const list = found && 'list' in found ? found.list : found;
-  return list && list.count >= MIN_ENTRIES && list.count <= MAX_ENTRIES ? list : undefined;
+  return list && countable(list) ? list : undefined;
 }
+
+/** 2–12 entries: fewer are no count, more a census nobody recalls. */
+const countable = (list: SectionList): boolean => list.count >= MIN_ENTRIES && list.count <= MAX_ENTRIES;
 
 /** The one list or table of a section's text, or undefined when it holds none or several. */
 function oneStructure(text: string, heading: string | undefined): SectionList | FoundTable | undefined {
@@ -168,7 +171,7 @@ export function cellText(cell: string): string {
 /** The table of a section whose one structure is a table of 2–12 rows (as {@link sectionList} finds it). */
 export function sectionTable(text: string, heading?: string): SectionTable | undefined {
   const found = oneStructure(text, heading);
-  if (!found || !('list' in found) || !sectionList(text, heading)) return undefined;
+  if (!found || !('list' in found) || !countable(found.list)) return undefined;
   return {
     header: cells(found.header.text).map(cellText),
     rows: found.body.map((l) => ({ cells: cells(l.text).map(cellText), start: l.start, end: l.end })),
