@@ -2,29 +2,15 @@
  * Marginal utility as evaluateProgram measures it: from the unit texts the context really delivered, in reading
  * order. Declaring undelivered units earns nothing, and the same units delivered worst-first earn less.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SourceRecord } from '../sandbox/contract.ts';
 import { compileDesign } from '../src/design/compile.ts';
 import { evalAnswererFrom, evalScorerFrom, summarizeTraces } from '../src/evaluate/eval-adapters.ts';
 import { createEvalPool, evaluateProgram, type EvalPool } from '../src/evaluate/evaluate.ts';
-import type { History, QAItem } from '../src/history/record.ts';
+import type { QAItem } from '../src/history/record.ts';
+import { anaHistory, anaQuestion } from './helpers/ana-history.ts';
 
-const FIX = fileURLToPath(new URL('./fixtures/', import.meta.url));
-const records = JSON.parse(readFileSync(join(FIX, 'designs', 'records-20.json'), 'utf8')) as SourceRecord[];
-const history: History = { id: 'ana', source: 'test', format: 'jsonl', records, qa: [], unresolvedEvidence: [] };
-
-const qa = (id: string, question: string, answer: string, evidence: string[]): QAItem => ({
-  id,
-  history: 'ana',
-  question,
-  answer,
-  answerType: 'text',
-  category: 'test',
-  evidence: evidence.map((record) => ({ record })),
-});
+const history = anaHistory;
+const qa = anaQuestion;
 
 const QUESTIONS: QAItem[] = [
   qa('q-puppy', "What is the name of Ana's golden retriever puppy?", 'Biscuit', ['r01']),

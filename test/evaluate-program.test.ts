@@ -1,29 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { SourceRecord } from '../sandbox/contract.ts';
-import { compileDesign } from '../src/design/compile.ts';
 import { createEvalPool, evaluateProgram, type EvalPool } from '../src/evaluate/evaluate.ts';
 import { evalAnswererFrom, evalScorerFrom, summarizeTraces } from '../src/evaluate/eval-adapters.ts';
 import type { CompiledProgram } from '../src/isolate/sandbox-api.ts';
-import type { History, QAItem } from '../src/history/record.ts';
+import type { QAItem } from '../src/history/record.ts';
+import { anaHistory, anaQuestion, anaRecords, compileFile, FIX } from './helpers/ana-history.ts';
 import { tempDir } from './helpers/temp-dir.ts';
 
-const FIX = fileURLToPath(new URL('./fixtures/', import.meta.url));
-const records = JSON.parse(readFileSync(join(FIX, 'designs', 'records-20.json'), 'utf8')) as SourceRecord[];
-const history: History = { id: 'ana', source: 'test', format: 'jsonl', records, qa: [], unresolvedEvidence: [] };
-
-const qa = (id: string, question: string, answer: string, evidence: string[], date?: string): QAItem => ({
-  id,
-  history: 'ana',
-  question,
-  answer,
-  answerType: 'text',
-  category: 'test',
-  evidence: evidence.map((record) => ({ record })),
-  ...(date ? { date } : {}),
-});
+const records = anaRecords;
+const history = anaHistory;
+const qa = anaQuestion;
 
 const QUESTIONS: QAItem[] = [
   qa('q-puppy', "What is the name of Ana's golden retriever puppy?", 'Biscuit', ['r01']),
@@ -37,11 +24,7 @@ const QUESTIONS: QAItem[] = [
 ];
 
 const programs: Record<string, CompiledProgram> = {};
-async function compile(path: string): Promise<CompiledProgram> {
-  const r = await compileDesign(readFileSync(path, 'utf8'), { fileName: path });
-  if (!r.ok) throw new Error(`${path}: ${JSON.stringify(r.diagnostics)}`);
-  return r.program;
-}
+const compile = compileFile;
 
 let pool: EvalPool;
 beforeAll(async () => {

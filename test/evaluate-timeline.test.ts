@@ -1,48 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { SourceRecord } from '../sandbox/contract.ts';
-import { compileDesign } from '../src/design/compile.ts';
-import { evalAnswererFrom, evalScorerFrom, summarizeTraces } from '../src/evaluate/eval-adapters.ts';
-import { createEvalPool, evaluateProgram, type EvalPool, type EvaluateOptions } from '../src/evaluate/evaluate.ts';
-import type { History, QAItem } from '../src/history/record.ts';
+import { createEvalPool, type EvalPool, type EvaluateOptions } from '../src/evaluate/evaluate.ts';
+import type { History } from '../src/history/record.ts';
 import type { CompiledProgram } from '../src/isolate/sandbox-api.ts';
 import { PoolTaskError } from '../src/pool/pool.ts';
 import type { QuestionTrace } from '../src/scoring/trace.ts';
+import { ANA_DATED_QUESTIONS, anaHistory, anaRecords, compileFile, evaluateAna, FIX } from './helpers/ana-history.ts';
 
-const FIX = fileURLToPath(new URL('./fixtures/', import.meta.url));
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const records = JSON.parse(readFileSync(join(FIX, 'designs', 'records-20.json'), 'utf8')) as SourceRecord[];
-const history: History = { id: 'ana', source: 'test', format: 'jsonl', records, qa: [], unresolvedEvidence: [] };
-
-const qa = (id: string, question: string, answer: string, evidence: string[], date?: string): QAItem => ({
-  id,
-  history: 'ana',
-  question,
-  answer,
-  answerType: 'text',
-  category: 'test',
-  evidence: evidence.map((record) => ({ record })),
-  ...(date ? { date } : {}),
-});
-
-// Visible sets: 8 records (05-08, 06-01), 13 (06-02, 06-15), 17 (07-20), all 20 (undated).
-const QUESTIONS: QAItem[] = [
-  qa('q-puppy', "What is the name of Ana's golden retriever puppy?", 'Biscuit', ['r01']),
-  qa('q-early', 'What class did Ana start?', 'pottery', ['r05'], '2023-05-08'),
-  qa('q-mid', 'Where is Ana moving?', 'Braga', ['r11'], '2023-06-02'),
-  qa('q-mid2', 'What tree is in the garden?', 'lemon tree', ['r13'], '2023-06-15'),
-  qa('q-future', 'What road bike will Ana buy?', 'a blue Cannondale', ['r18'], '2023-06-01'),
-  qa('q-knee', 'Who did Ana see about her knee?', 'Dr. Silva', ['r16'], '2023-07-20'),
-  qa('q-bike', 'What road bike did Ana buy?', 'a blue Cannondale', ['r18']),
-];
-
-async function compile(path: string): Promise<CompiledProgram> {
-  const r = await compileDesign(readFileSync(path, 'utf8'), { fileName: path });
-  if (!r.ok) throw new Error(`${path}: ${JSON.stringify(r.diagnostics)}`);
-  return r.program;
-}
+const records = anaRecords;
+const history = anaHistory;
+const QUESTIONS = ANA_DATED_QUESTIONS;
+const compile = compileFile;
 
 let pool: EvalPool;
 const programs: Record<string, CompiledProgram> = {};
@@ -57,19 +27,7 @@ afterAll(async () => {
 });
 
 function run(program: CompiledProgram, extra: Partial<EvaluateOptions<unknown>> = {}, histories: History[] = [history]) {
-  const scorer = evalScorerFrom(null);
-  return evaluateProgram({
-    program,
-    histories,
-    questions: QUESTIONS,
-    budget: { tokens: 300 },
-    answerer: evalAnswererFrom(null),
-    score: scorer.score,
-    judgeId: scorer.judgeId,
-    summarize: summarizeTraces,
-    pool,
-    ...extra,
-  });
+  return evaluateAna(pool, program, QUESTIONS, extra, histories);
 }
 
 /** A trace without its timings (the only part that may differ between two runs). */

@@ -158,6 +158,20 @@ describe('leavesProcessesIdle', () => {
     expect(leavesProcessesIdle({ size: 3, timelines: true }, [...val, item('c', 'val', 'h2')])).toBe(false);
     expect(leavesProcessesIdle({ size: 8, timelines: true }, [...val, item('c', 'val', 'h2')])).toBe(true);
   });
+  it('counts the shards a history asked on several days is split into', () => {
+    const days = ['2024-01-05', '2024-02-05', '2024-03-05'];
+    const many = Array.from({ length: 141 }, (_, i) => ({ ...item(`q${i}`, 'val', 'h1'), date: days[i % 3]! }));
+    // 141 questions fill three processes (one shard per 32 questions at most) and four of eight.
+    expect(leavesProcessesIdle({ size: 3, timelines: true }, many)).toBe(false);
+    expect(leavesProcessesIdle({ size: 8, timelines: true }, many)).toBe(true);
+    // Asked on one day, they are one task.
+    expect(
+      leavesProcessesIdle(
+        { size: 3, timelines: true },
+        many.map((q) => ({ ...q, date: days[0]! })),
+      ),
+    ).toBe(true);
+  });
   it('never holds on a queue, whose workers take date groups one by one', () => {
     expect(leavesProcessesIdle({ size: 8, timelines: false }, val)).toBe(false);
   });

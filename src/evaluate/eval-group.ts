@@ -176,16 +176,7 @@ export async function runGroup(
   source: MemorySource = freshMemory(factory, program, task, bridge),
 ): Promise<GroupResult> {
   const records = visibleRecords(allRecords, task.cutoff);
-  const result: GroupResult = {
-    visibleRecords: records.length,
-    units: 0,
-    createMs: 0,
-    storeMs: 0,
-    store: ZERO_METER(),
-    rebuilds: 0,
-    bm25CacheHits: 0,
-    questions: [],
-  };
+  const result: GroupResult = { ...emptyGroupResult(), visibleRecords: records.length };
   let sandbox: Sandbox | null = null;
   let memory = new VerifiedMemory([], []);
 
@@ -202,6 +193,8 @@ export async function runGroup(
     result.bm25CacheHits += stored.bm25CacheHits;
     if (!stored.ok) return stored.failure;
     result.units = stored.value.units;
+    // A group without questions (a shard's replay up to its first date) only carries records forward.
+    if (task.questions.length === 0) return null;
     const units = await live.memoryUnits();
     result.storeMs += units.ms;
     if (!units.ok) return { ...units.failure, stage: 'store' };
@@ -331,6 +324,11 @@ function emptyRun(id: string): QuestionRun {
     llmTokens: { prompt: 0, completion: 0 },
     recoverable: [],
   };
+}
+
+/** A group's result before anything ran: no memory, no questions (a group that was not built reports just this). */
+export function emptyGroupResult(): GroupResult {
+  return { visibleRecords: 0, units: 0, createMs: 0, storeMs: 0, store: ZERO_METER(), rebuilds: 0, bm25CacheHits: 0, questions: [] };
 }
 
 /** A question that never ran (its group or its own stage failed), with the failure recorded. */

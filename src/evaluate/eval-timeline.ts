@@ -8,13 +8,17 @@
  * The date rule still holds: the memory at a group holds only that group's visible records (visible sets are nested,
  * so each `add` brings only records at or before the group's cutoff), and provenance is limited to them.
  *
+ * A pass may be one shard of a history (eval-shards.ts): its groups are the history's up to the shard's last
+ * question, some of them without questions; those only carry records forward, and are skipped for a design without
+ * `add`.
+ *
  * A fresh isolate is still used after anything that leaves the memory in doubt: a failed `store` or `add` fails
  * that group only, and the next group stores from scratch; an isolate lost mid-group is rebuilt with `store` over
  * the group's records, as in a group task.
  */
 import type { SourceRecord } from '../../sandbox/contract.ts';
 import type { CompiledProgram, HostToolsOptions, Sandbox } from '../isolate/sandbox-api.ts';
-import { type GroupResult, type GroupTask, type MemorySource, runGroup, type SandboxFactory } from './eval-group.ts';
+import { emptyGroupResult, type GroupResult, type GroupTask, type MemorySource, runGroup, type SandboxFactory } from './eval-group.ts';
 
 /** The groups of one history, in the order `groupByVisibleRecords` gives (increasing cutoff, undated last). */
 export interface TimelineTask {
@@ -43,6 +47,12 @@ export async function runTimeline(
   const source = growingMemory(factory, program, first, bridge);
   try {
     for (const [i, group] of task.groups.entries()) {
+      // A shard's group without questions (eval-shards.ts) is there only to carry records forward with `add`; a
+      // design without `add` builds every group's memory afresh, so nothing would read this one.
+      if (group.questions.length === 0 && (await source.carriesNothing())) {
+        await onGroup(i, emptyGroupResult());
+        continue;
+      }
       const result = await runGroup(group, program, allRecords, factory, bridge, source);
       await onGroup(i, result);
     }
@@ -61,22 +71,31 @@ function growingMemory(
   program: CompiledProgram,
   task: Pick<GroupTask, 'toolOptions' | 'limits'>,
   bridge: Pick<HostToolsOptions, 'llm' | 'embedder'>,
-): MemorySource & { dispose(): void } {
+): MemorySource & { dispose(): void; carriesNothing(): Promise<boolean> } {
   const tools = factory.createHostTools({ ...task.toolOptions, ...bridge });
   let sandbox: Sandbox | null = null;
   /** Ids of the records the sandbox's memory holds; null when it holds no memory we can grow. */
   let held: Set<string> | null = null;
 
+  /** A sandbox loaded by `carriesNothing` that has stored nothing yet: the next build uses it. */
+  let unused: Sandbox | null = null;
+
   const fresh = async (records: SourceRecord[]) => {
-    sandbox?.dispose();
-    sandbox = null;
     held = null;
-    const created = await factory.createSandbox(program, tools, task.limits);
-    if (!created.ok) return { createMs: created.ms, sandbox: null, failure: created.failure };
-    sandbox = created.sandbox;
-    const stored = await sandbox.store(records);
-    if (stored.ok && sandbox.incremental) held = new Set(records.map((r) => r.id));
-    return { createMs: created.ms, sandbox, stored };
+    let createMs = 0;
+    if (!unused?.alive) {
+      sandbox?.dispose();
+      sandbox = null;
+      const created = await factory.createSandbox(program, tools, task.limits);
+      if (!created.ok) return { createMs: created.ms, sandbox: null, failure: created.failure };
+      sandbox = created.sandbox;
+      createMs = created.ms;
+    }
+    unused = null;
+    const live = sandbox!;
+    const stored = await live.store(records);
+    if (stored.ok && live.incremental) held = new Set(records.map((r) => r.id));
+    return { createMs, sandbox: live, stored };
   };
 
   return {
@@ -103,6 +122,16 @@ function growingMemory(
     },
     // The sandbox outlives the group: the next group grows it.
     close() {},
+    /** Whether a group's memory can be left unbuilt when no question reads it: the design has no `add`. */
+    async carriesNothing() {
+      if (!sandbox) {
+        // Load the design to learn whether it has `add`; `held` stays null, so the next group stores into it.
+        const created = await factory.createSandbox(program, tools, task.limits);
+        if (!created.ok) return false;
+        sandbox = unused = created.sandbox;
+      }
+      return sandbox.alive && !sandbox.incremental;
+    },
     dispose() {
       sandbox?.dispose();
       sandbox = null;

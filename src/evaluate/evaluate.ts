@@ -16,7 +16,9 @@
  * date's questions run. A design with the optional `add` stage grows one memory through the pass; one without it
  * gets a fresh isolate and `store` per date, as before. Dates with no new record between them share one memory.
  * Questions without a date share one memory over all records. `replay: 'groups'` sends each group as its own task
- * (memory rebuilt per date for every design), the protocol before one-pass replay.
+ * (memory rebuilt per date for every design), the protocol before one-pass replay. When there are fewer such tasks
+ * than pool processes, a history's one pass is split across several tasks that each build the same memory
+ * (eval-shards.ts), so one history does not leave the other processes idle.
  *
  * Failures: a design that fails in `store` (or cannot load) fails every question of that group with that
  * reason; a failure in `retrieve` or `context` fails that question only; a crashed sandbox process fails the
@@ -30,8 +32,9 @@ import { InputError } from '../errors.ts';
 import type { History, QAItem } from '../history/record.ts';
 import type { LlmClient } from '../llm/types.ts';
 import { groupByVisibleRecords } from './date-filter.ts';
+import { SHARD_MIN_QUESTIONS, shardCounts, shardGroups } from './eval-shards.ts';
 import { evalCacheKey, historyContentHash, questionSetHash, readEvalCache, writeEvalCache } from './eval-cache.ts';
-import { failedRun, type GroupResult, type GroupTask, type QuestionRun } from './eval-group.ts';
+import { emptyGroupResult, failedRun, type GroupResult, type GroupTask, type QuestionRun } from './eval-group.ts';
 import type { GroupSink, TimelineTask } from './eval-timeline.ts';
 import {
   HOST_CALL_EMBED,
@@ -208,6 +211,14 @@ export interface EvaluateOptions<S> {
    * memory with the design's `add` when it has one; `groups` sends each date group as its own task.
    */
   replay?: 'timeline' | 'groups';
+  /**
+   * Pool tasks each history's questions are split across (eval-shards.ts). Default: a history replayed in one pass
+   * (questions on more than one day), when there are fewer histories than local pool processes, gets enough to fill
+   * the idle ones, at most one per {@link SHARD_MIN_QUESTIONS} questions; a history with one date group, and a queue's
+   * workers, are not split. Traces are the same for any count unless a design's `retrieve` or `context` changes its
+   * memory.
+   */
+  shards?: number;
 }
 
 export interface EvaluationStats {
@@ -249,6 +260,32 @@ const RANK_CAP = 50;
 /** Deadline per date group of a one-pass timeline task (the pool's default per task). */
 const TIMELINE_GROUP_MS = 10 * 60_000;
 
+/** The runner of one-pass replays: the option's, else the pool's (local pools only); null sends every group alone. */
+function timelineRunnerFor(
+  options: Pick<EvaluateOptions<unknown>, 'timelineRunner' | 'runner' | 'pool' | 'program'>,
+): TimelineRunner | null {
+  if (options.timelineRunner) return options.timelineRunner;
+  if (options.runner || !options.pool.timelines) return null;
+  const programKey = `program:${options.program.hash}`;
+  return async (task, program, records, _historyHash, onGroup) => {
+    timelineSinks.set(task.token, onGroup);
+    try {
+      await options.pool.run({
+        handler: 'evalTimeline',
+        payload: task,
+        // A pass does the work of all its groups: it gets the time each would have had as a task of its own.
+        timeoutMs: task.groups.length * TIMELINE_GROUP_MS,
+        blobs: [
+          { key: programKey, data: () => program },
+          { key: task.groups[0]!.recordsKey, data: () => records },
+        ],
+      });
+    } finally {
+      timelineSinks.delete(task.token);
+    }
+  };
+}
+
 /** Evaluates `program` on `questions` over `histories`. See the module comment for the protocol. */
 export async function evaluateProgram<S>(options: EvaluateOptions<S>): Promise<EvaluationResult<S>> {
   const t0 = performance.now();
@@ -270,6 +307,26 @@ export async function evaluateProgram<S>(options: EvaluateOptions<S>): Promise<E
     list.push(q);
   }
   const usedHistories = [...itemsByHistory.keys()].map((id) => byId.get(id)!);
+  const replay = options.replay ?? 'timeline';
+  const timelineRunner = timelineRunnerFor(options);
+  // The units of work: a history replayed in one pass, or one date group. Each may be split into shards
+  // (eval-shards.ts); the counts are part of the cache key, since a design that changes its memory in `retrieve`
+  // sees only its own shard's changes.
+  const units = usedHistories.flatMap((history) => {
+    const groups = groupByVisibleRecords(history.records, itemsByHistory.get(history.id)!);
+    const timeline = replay === 'timeline' && timelineRunner !== null && groups.length > 1;
+    return (timeline ? [groups] : groups.map((g) => [g])).map((g) => ({ history, groups: g, timeline }));
+  });
+  // By default only one-pass replays are split: a single group split in two builds its memory twice to share only
+  // its questions, which was slower on a LoCoMo conversation (eval-shards.ts).
+  const shards =
+    options.shards !== undefined || options.pool.timelines
+      ? shardCounts(
+          units.map((u) => u.groups.reduce((n, g) => n + g.questions.length, 0)),
+          options.pool.size,
+          options.shards,
+        ).map((k, u) => (options.shards !== undefined || units[u]!.timeline ? k : 1))
+      : units.map(() => 1);
   const cacheKey = evalCacheKey({
     programHash: options.program.hash,
     historyHashes: usedHistories.map(historyContentHash),
@@ -278,7 +335,13 @@ export async function evaluateProgram<S>(options: EvaluateOptions<S>): Promise<E
     judgeId: options.judgeId ?? 'default',
     budgetTokens: options.budget.tokens,
     ks,
-    limits: { ...limits, bridge: options.pool.bridge, toolOptions: options.toolOptions ?? {}, replay: options.replay ?? 'timeline' },
+    limits: {
+      ...limits,
+      bridge: options.pool.bridge,
+      toolOptions: options.toolOptions ?? {},
+      replay,
+      ...(shards.some((k) => k > 1) ? { shards } : {}),
+    },
     ...(marginalTiers ? { marginalTiers: [...marginalTiers] } : {}),
   });
   const stats: EvaluationStats = {
@@ -324,29 +387,6 @@ export async function evaluateProgram<S>(options: EvaluateOptions<S>): Promise<E
         ],
       }));
 
-  const replay = options.replay ?? 'timeline';
-  const timelineRunner: TimelineRunner | null =
-    options.timelineRunner ??
-    (options.runner || !options.pool.timelines
-      ? null
-      : async (task, program, records, _historyHash, onGroup) => {
-          timelineSinks.set(task.token, onGroup);
-          try {
-            await options.pool.run({
-              handler: 'evalTimeline',
-              payload: task,
-              // A pass does the work of all its groups: it gets the time each would have had as a task of its own.
-              timeoutMs: task.groups.length * TIMELINE_GROUP_MS,
-              blobs: [
-                { key: programKey, data: () => program },
-                { key: task.groups[0]!.recordsKey, data: () => records },
-              ],
-            });
-          } finally {
-            timelineSinks.delete(task.token);
-          }
-        });
-
   // Plan every group first so progress knows the total.
   interface Planned {
     history: History;
@@ -357,40 +397,46 @@ export async function evaluateProgram<S>(options: EvaluateOptions<S>): Promise<E
   }
   const planned: Planned[] = [];
   const opaque = opaqueIds(options.questions, cacheKey);
-  /** Histories replayed in one pass: their planned groups in time order. */
+  /** Histories (or shards of one) replayed in one pass: their planned groups in time order. */
   const timelines: Planned[][] = [];
-  for (const history of usedHistories) {
-    const items = itemsByHistory.get(history.id)!;
+  const plan = (history: History, cutoff: number | null, visible: number, items: QAItem[]): Planned => {
     const historyHash = historyContentHash(history);
-    const groups = groupByVisibleRecords(history.records, items);
-    const own: Planned[] = [];
-    for (const group of groups) {
-      own.push({
-        history,
-        historyHash,
-        items: group.questions,
-        visible: group.visible,
-        task: {
-          programKey,
-          recordsKey: `records:${historyHash}`,
-          history: history.id,
-          cutoff: group.cutoff,
-          questions: group.questions.map((q) => toQuestion(q, opaque.get(q)!)),
-          gold: Object.fromEntries(group.questions.map((q) => [opaque.get(q)!, [...new Set(q.evidence.map((e) => e.record))]])),
-          budget: options.budget,
-          limits,
-          bridge: options.pool.bridge,
-          toolOptions: options.toolOptions ?? {},
-          rankCap: RANK_CAP,
-          recordCap: Math.max(100, ...ks),
-          ...(marginalTiers ? { marginalUnits: Math.max(...marginalTiers) } : {}),
-        },
-      });
+    return {
+      history,
+      historyHash,
+      items,
+      visible,
+      task: {
+        programKey,
+        recordsKey: `records:${historyHash}`,
+        history: history.id,
+        cutoff,
+        questions: items.map((q) => toQuestion(q, opaque.get(q)!)),
+        gold: Object.fromEntries(items.map((q) => [opaque.get(q)!, [...new Set(q.evidence.map((e) => e.record))]])),
+        budget: options.budget,
+        limits,
+        bridge: options.pool.bridge,
+        toolOptions: options.toolOptions ?? {},
+        rankCap: RANK_CAP,
+        recordCap: Math.max(100, ...ks),
+        ...(marginalTiers ? { marginalUnits: Math.max(...marginalTiers) } : {}),
+      },
+    };
+  };
+  for (const [u, unit] of units.entries()) {
+    const own = unit.groups.map((g) => plan(unit.history, g.cutoff, g.visible, g.questions));
+    for (const shard of shardGroups<QAItem, Planned>(
+      own,
+      shards[u]!,
+      (p) => p.visible,
+      (p, items) => plan(p.history, p.task.cutoff, p.visible, items),
+    )) {
+      if (unit.timeline && shard.length > 1) timelines.push(shard);
+      else planned.push(...shard);
     }
-    if (replay === 'timeline' && timelineRunner && own.length > 1) timelines.push(own);
-    else planned.push(...own);
   }
-  stats.groups = planned.length + timelines.reduce((n, t) => n + t.length, 0);
+  // Memory builds that answer something: a shard's group left without questions only carries records forward.
+  stats.groups = [...planned, ...timelines.flat()].filter((p) => p.items.length > 0).length;
   // Longest first: with a handful of groups per process, a big group started last would leave the other
   // processes idle at the end. Cost ≈ index build (per record) + per-question work (~20 records' worth).
   const cost = (p: Planned) => p.task.questions.length * 20 + p.visible;
@@ -449,11 +495,12 @@ export async function evaluateProgram<S>(options: EvaluateOptions<S>): Promise<E
   };
 
   const finishGroup = async (p: Planned, result: GroupResult): Promise<void> => {
-    if (result.failure) stats.failedGroups++;
     stats.phaseMs.create += result.createMs;
     stats.phaseMs.store += result.storeMs;
     stats.bm25CacheHits += result.bm25CacheHits;
     addTokens(stats.llmTokens, result.store.llmTokens);
+    if (p.items.length === 0) return;
+    if (result.failure) stats.failedGroups++;
     const runs = new Map(result.questions.map((r) => [r.id, r]));
     const storeShare = p.items.length ? result.storeMs / p.items.length : 0;
     await Promise.all(
@@ -642,17 +689,7 @@ async function marginalOf<S>(
 }
 
 function crashedGroup(task: GroupTask, failure: StageFailure): GroupResult {
-  return {
-    failure,
-    visibleRecords: 0,
-    units: 0,
-    createMs: 0,
-    storeMs: 0,
-    store: { toolCalls: {}, log: [], llmTokens: { prompt: 0, completion: 0 } },
-    rebuilds: 0,
-    bm25CacheHits: 0,
-    questions: task.questions.map((q) => failedRun(q.id, failure)),
-  };
+  return { ...emptyGroupResult(), failure, questions: task.questions.map((q) => failedRun(q.id, failure)) };
 }
 
 /**

@@ -8,6 +8,7 @@ import { compileDesign } from '../design/compile.ts';
 import { diffSources } from '../design/diff.ts';
 import { ConfigError, InputError } from '../errors.ts';
 import { createEvalPool, type EvalPool } from '../evaluate/evaluate.ts';
+import { shardCounts } from '../evaluate/eval-shards.ts';
 import type { QueueStatus } from '../pool/queue-pool.ts';
 import { queueRunId } from '../pool/queue-wire.ts';
 import type { EvalSummary } from '../scoring/summary.ts';
@@ -245,12 +246,23 @@ interface PreparedRun {
 /**
  * Whether one validation evaluation leaves a local pool process idle beyond the one the host needs for answering, so
  * a training evaluation can run beside it. Each history is one task (its dates replay in one pass, or it has one
- * group). The host's core is kept free because on two cores (one pool process per core) a quick start with the
- * prefetch took as long (174 s against 175 s) for 35% more CPU time. A queue's workers take date groups one by one
- * and are shared: never.
+ * group) or, with processes to spare and questions on more than one day, several shards of it (eval-shards.ts). The
+ * host's core is kept free because on two cores (one pool process per core) a quick start with the prefetch took as
+ * long (174 s against 175 s) for 35% more CPU time. A queue's workers take date groups one by one and are shared:
+ * never.
  */
 export function leavesProcessesIdle(pool: Pick<EvalPool, 'size' | 'timelines'>, val: readonly QAItem[]): boolean {
-  return pool.timelines && new Set(val.map((q) => q.history)).size + 1 < pool.size;
+  if (!pool.timelines) return false;
+  const perHistory = new Map<string, QAItem[]>();
+  for (const q of val) perHistory.set(q.history, [...(perHistory.get(q.history) ?? []), q]);
+  const histories = [...perHistory.values()];
+  // Only a history asked on more than one day is split (its days may still share one memory: then this errs towards
+  // no prefetch, the behaviour on two cores anyway).
+  const tasks = shardCounts(
+    histories.map((qs) => qs.length),
+    pool.size,
+  ).reduce((n, k, i) => n + (new Set(histories[i]!.map((q) => q.date)).size > 1 ? k : 1), 0);
+  return tasks + 1 < pool.size;
 }
 
 /**
