@@ -36,6 +36,19 @@ export function shardCounts(questionsPerUnit: readonly number[], processes: numb
 }
 
 /**
+ * {@link shardCounts} with the default rule of evaluateProgram: only a one-pass replay (`onePass`, a history asked on
+ * more than one day) is split, unless a count is forced.
+ */
+export function unitShards(units: ReadonlyArray<{ questions: number; onePass: boolean }>, processes: number, forced?: number): number[] {
+  const counts = shardCounts(
+    units.map((u) => u.questions),
+    processes,
+    forced,
+  );
+  return counts.map((k, i) => (forced !== undefined || units[i]!.onePass ? k : 1));
+}
+
+/**
  * Splits a unit's groups (in time order) into `k` shards of consecutive questions. A question weighs what its group
  * weighs (`weight`, e.g. the records its memory holds: bigger memories cost more per question), and the cuts fall
  * where the running weight crosses each k-th of the total. Each shard keeps every group up to its own last question,

@@ -32,7 +32,7 @@ import { InputError } from '../errors.ts';
 import type { History, QAItem } from '../history/record.ts';
 import type { LlmClient } from '../llm/types.ts';
 import { groupByVisibleRecords } from './date-filter.ts';
-import { SHARD_MIN_QUESTIONS, shardCounts, shardGroups } from './eval-shards.ts';
+import { SHARD_MIN_QUESTIONS, shardGroups, unitShards } from './eval-shards.ts';
 import { evalCacheKey, historyContentHash, questionSetHash, readEvalCache, writeEvalCache } from './eval-cache.ts';
 import { emptyGroupResult, failedRun, type GroupResult, type GroupTask, type QuestionRun } from './eval-group.ts';
 import type { GroupSink, TimelineTask } from './eval-timeline.ts';
@@ -260,13 +260,16 @@ const RANK_CAP = 50;
 /** Deadline per date group of a one-pass timeline task (the pool's default per task). */
 const TIMELINE_GROUP_MS = 10 * 60_000;
 
+/** The key a program's blob travels under to the pool's children (sent once per child). */
+const programKeyOf = (program: CompiledProgram): string => `program:${program.hash}`;
+
 /** The runner of one-pass replays: the option's, else the pool's (local pools only); null sends every group alone. */
 function timelineRunnerFor(
   options: Pick<EvaluateOptions<unknown>, 'timelineRunner' | 'runner' | 'pool' | 'program'>,
 ): TimelineRunner | null {
   if (options.timelineRunner) return options.timelineRunner;
   if (options.runner || !options.pool.timelines) return null;
-  const programKey = `program:${options.program.hash}`;
+  const programKey = programKeyOf(options.program);
   return async (task, program, records, _historyHash, onGroup) => {
     timelineSinks.set(task.token, onGroup);
     try {
@@ -317,16 +320,13 @@ export async function evaluateProgram<S>(options: EvaluateOptions<S>): Promise<E
     const timeline = replay === 'timeline' && timelineRunner !== null && groups.length > 1;
     return (timeline ? [groups] : groups.map((g) => [g])).map((g) => ({ history, groups: g, timeline }));
   });
-  // By default only one-pass replays are split: a single group split in two builds its memory twice to share only
-  // its questions, which was slower on a LoCoMo conversation (eval-shards.ts).
-  const shards =
-    options.shards !== undefined || options.pool.timelines
-      ? shardCounts(
-          units.map((u) => u.groups.reduce((n, g) => n + g.questions.length, 0)),
-          options.pool.size,
-          options.shards,
-        ).map((k, u) => (options.shards !== undefined || units[u]!.timeline ? k : 1))
-      : units.map(() => 1);
+  // By default only one-pass replays are split (a queue pool has none): a single group split in two builds its memory
+  // twice to share only its questions, which was slower on a LoCoMo conversation (eval-shards.ts).
+  const shards = unitShards(
+    units.map((u) => ({ questions: u.groups.reduce((n, g) => n + g.questions.length, 0), onePass: u.timeline })),
+    options.pool.size,
+    options.shards,
+  );
   const cacheKey = evalCacheKey({
     programHash: options.program.hash,
     historyHashes: usedHistories.map(historyContentHash),
@@ -374,7 +374,7 @@ export async function evaluateProgram<S>(options: EvaluateOptions<S>): Promise<E
     }
   }
 
-  const programKey = `program:${options.program.hash}`;
+  const programKey = programKeyOf(options.program);
   const runner: GroupRunner =
     options.runner ??
     ((task, program, records, historyHash) =>

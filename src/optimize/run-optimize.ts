@@ -8,7 +8,7 @@ import { compileDesign } from '../design/compile.ts';
 import { diffSources } from '../design/diff.ts';
 import { ConfigError, InputError } from '../errors.ts';
 import { createEvalPool, type EvalPool } from '../evaluate/evaluate.ts';
-import { shardCounts } from '../evaluate/eval-shards.ts';
+import { unitShards } from '../evaluate/eval-shards.ts';
 import type { QueueStatus } from '../pool/queue-pool.ts';
 import { queueRunId } from '../pool/queue-wire.ts';
 import type { EvalSummary } from '../scoring/summary.ts';
@@ -253,15 +253,17 @@ interface PreparedRun {
  */
 export function leavesProcessesIdle(pool: Pick<EvalPool, 'size' | 'timelines'>, val: readonly QAItem[]): boolean {
   if (!pool.timelines) return false;
-  const perHistory = new Map<string, QAItem[]>();
-  for (const q of val) perHistory.set(q.history, [...(perHistory.get(q.history) ?? []), q]);
-  const histories = [...perHistory.values()];
+  const perHistory = new Map<string, { questions: number; days: Set<string | undefined> }>();
+  for (const q of val) {
+    let h = perHistory.get(q.history);
+    if (!h) perHistory.set(q.history, (h = { questions: 0, days: new Set() }));
+    h.questions++;
+    h.days.add(q.date);
+  }
   // Only a history asked on more than one day is split (its days may still share one memory: then this errs towards
   // no prefetch, the behaviour on two cores anyway).
-  const tasks = shardCounts(
-    histories.map((qs) => qs.length),
-    pool.size,
-  ).reduce((n, k, i) => n + (new Set(histories[i]!.map((q) => q.date)).size > 1 ? k : 1), 0);
+  const units = [...perHistory.values()].map((h) => ({ questions: h.questions, onePass: h.days.size > 1 }));
+  const tasks = unitShards(units, pool.size).reduce((n, k) => n + k, 0);
   return tasks + 1 < pool.size;
 }
 
