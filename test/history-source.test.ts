@@ -125,6 +125,15 @@ describe('bad input', () => {
     expect(err2.code).toBe('E_UNKNOWN_HISTORY');
     expect(err2.message).toContain('valid ids: Pat');
   });
+  it('#a,b selects several histories of one file, in file order; an unknown one among them is named', async () => {
+    const path = resolve(FIX, 'records.jsonl');
+    expect((await loadHistories(`jsonl:${path}#bob, alice`)).map((h) => h.id)).toEqual(['alice', 'bob']);
+    expect((await loadHistories(`jsonl:${path}#bob`)).map((h) => [h.id, h.source])).toEqual([['bob', `jsonl:${path}#bob`]]);
+    const err = await failure(loadHistories(`jsonl:${path}#alice,carol`));
+    expect(err.code).toBe('E_UNKNOWN_HISTORY');
+    expect(err.message).toBe(`${path}: no history 'carol'; valid ids: alice, bob`);
+    expect((await failure(loadHistories(`jsonl:${path}#,`))).code).toBe('E_UNKNOWN_HISTORY');
+  });
   it('a data file with the wrong shape → E_BAD_SOURCE naming the place', async () => {
     const err = await failure(loadHistories(`locomo:${resolve(FIX, 'records.jsonl')}`));
     expect(['E_BAD_JSON', 'E_BAD_SOURCE']).toContain(err.code);

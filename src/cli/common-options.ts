@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { ContextBudget, ItemLimit, Jobs, Objective, QueueUrl, RngSeed } from '../config/run-options.ts';
 import type { OptionSpec } from './option-table.ts';
 
-const SOURCE_HELP = 'history source: <format>:<path>[#<history>] (format: jsonl, locomo, rhelm, longmemeval, memorybank)';
+const SOURCE_HELP = 'history source: <format>:<path>[#<history>[,…]] (format: jsonl, locomo, rhelm, longmemeval, memorybank)';
 
 /** `--history <source>`, required. */
 export const history = {

@@ -25,7 +25,7 @@ import { addOptions, optionTable, parseOptions, type OptionsInput, type OptionsO
 
 /** `memsteer generate`'s options, each declared once (see option-table.ts). */
 export const GENERATE_OPTIONS = optionTable({
-  history: { ...common.history, description: 'history source, <format>:<path>[#<history>]' },
+  history: { ...common.history, description: 'history source, <format>:<path>[#<history>[,…]]' },
   out: {
     flags: '--out <file>',
     description: 'supervision JSONL to write (a summary goes to <file>.summary.json, progress to <file>.progress.jsonl)',

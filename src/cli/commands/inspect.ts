@@ -92,7 +92,7 @@ export function register(program: Command, io: CliIO): void {
     .description('Load a history source and show its records, threads, time span, tokens, QA and evidence resolution')
     .argument(
       '<source>',
-      'history source: <format>:<path>[#<history>] (format: jsonl, locomo, rhelm, longmemeval, memorybank; detected when left out)',
+      'history source: <format>:<path>[#<history>[,…]] (format: jsonl, locomo, rhelm, longmemeval, memorybank; detected when left out)',
     );
   addOptions(command, INSPECT_OPTIONS).action(async (source: string, raw: Record<string, unknown>) => {
     const opts = parseOptions(INSPECT_OPTIONS, raw);

@@ -5,7 +5,7 @@ import type { History, RecordLine } from '../record.ts';
 import { RecordLineSchema } from '../record.ts';
 import { readText } from '../read-json.ts';
 import { formatSource } from '../source.ts';
-import { checkSelection, type LoaderOptions } from './common.ts';
+import { selectHistories, type LoaderOptions } from './common.ts';
 
 /**
  * Loads memsteer's own `records.jsonl`: one SourceRecord per line plus its `history` id. Records are grouped by
@@ -61,10 +61,10 @@ export function loadRecordsJsonl(path: string, options: LoaderOptions = {}): His
       file: path,
     });
   }
-  checkSelection(options.only, [...groups.keys()], path);
+  const keep = selectHistories(options.only, [...groups.keys()], path);
   const out: History[] = [];
   for (const [id, records] of groups) {
-    if (options.only !== undefined && id !== options.only) continue;
+    if (!keep(id)) continue;
     out.push({ id, source: formatSource('jsonl', path, id), format: 'jsonl', records, qa: [], unresolvedEvidence: [] });
   }
   return out;

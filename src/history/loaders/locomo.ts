@@ -6,7 +6,7 @@ import { readJsonFile, checkShape } from '../read-json.ts';
 import { parseLocomoDateTime } from '../../text/dataset-dates.ts';
 import { inferAnswerType } from '../answer-type.ts';
 import { formatSource } from '../source.ts';
-import { checkSelection, type LoaderOptions } from './common.ts';
+import { selectHistories, type LoaderOptions } from './common.ts';
 
 const TurnSchema = z.looseObject({
   speaker: z.string(),
@@ -222,14 +222,14 @@ function resolveEvidence(
 export function loadLocomo(path: string, options: LoaderOptions = {}): History[] {
   const samples = readJsonFile(path, FileSchema, 'LoCoMo (JSON array of conversations)');
   const parsed = samples.map((s, i) => checkShape(s, SampleSchema, path, `item ${i}`));
-  checkSelection(
+  const keep = selectHistories(
     options.only,
     parsed.map((s) => s.sample_id),
     path,
   );
   const out: History[] = [];
   for (const [index, sample] of parsed.entries()) {
-    if (options.only !== undefined && sample.sample_id !== options.only) continue;
+    if (!keep(sample.sample_id)) continue;
     const conv = sample.conversation;
     const records: SourceRecord[] = [];
     const info: SessionInfo = { turns: new Map(), order: new Map(), ids: [] };

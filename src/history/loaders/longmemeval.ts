@@ -6,7 +6,7 @@ import { parseLongMemEvalDate } from '../../text/dataset-dates.ts';
 import { inferAnswerType } from '../answer-type.ts';
 import { formatSource } from '../source.ts';
 import { InputError } from '../../errors.ts';
-import { checkSelection, type LoaderOptions } from './common.ts';
+import { selectHistories, type LoaderOptions } from './common.ts';
 
 const MessageSchema = z.looseObject({
   role: z.string(),
@@ -162,12 +162,10 @@ export function loadLongMemEval(path: string, options: LoaderOptions = {}): Hist
       file: path,
     });
   }
-  checkSelection(
+  const keep = selectHistories(
     options.only,
     histories.map((h) => h.id),
     path,
   );
-  return histories
-    .filter((h) => options.only === undefined || h.id === options.only)
-    .map((h) => ({ ...h, source: formatSource('longmemeval', path, h.id) }));
+  return histories.filter((h) => keep(h.id)).map((h) => ({ ...h, source: formatSource('longmemeval', path, h.id) }));
 }

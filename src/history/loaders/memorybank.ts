@@ -3,7 +3,7 @@ import type { SourceRecord } from '../../../sandbox/contract.ts';
 import type { History } from '../record.ts';
 import { readJsonFile } from '../read-json.ts';
 import { formatSource } from '../source.ts';
-import { checkSelection, type LoaderOptions } from './common.ts';
+import { selectHistories, type LoaderOptions } from './common.ts';
 
 const UserSchema = z.looseObject({
   name: z.string().optional(),
@@ -19,14 +19,14 @@ const FileSchema = z.record(z.string(), UserSchema);
 export function loadMemoryBank(path: string, options: LoaderOptions = {}): History[] {
   const file = readJsonFile(path, FileSchema, 'MemoryBank (object keyed by user name)');
   const users = Object.entries(file).map(([key, user]) => ({ id: key.trim(), user }));
-  checkSelection(
+  const keep = selectHistories(
     options.only,
     users.map((u) => u.id),
     path,
   );
   const out: History[] = [];
   for (const { id, user } of users) {
-    if (options.only !== undefined && id !== options.only) continue;
+    if (!keep(id)) continue;
     const records: SourceRecord[] = [];
     for (const date of Object.keys(user.history).sort()) {
       user.history[date]!.forEach((pair, i) => {

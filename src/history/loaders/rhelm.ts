@@ -8,7 +8,7 @@ import { readJsonFile, readText } from '../read-json.ts';
 import { splitDocument } from '../document-sections.ts';
 import { inferAnswerType } from '../answer-type.ts';
 import { formatSource } from '../source.ts';
-import { checkSelection, type LoaderOptions } from './common.ts';
+import { selectHistories, type LoaderOptions } from './common.ts';
 import { resolveRhelmEvidence, type RhelmIndex, type SectionEntry } from './rhelm-evidence.ts';
 
 const TurnSchema = z.looseObject({
@@ -266,6 +266,6 @@ export function loadRhelm(root: string, options: LoaderOptions = {}): History[] 
     );
   }
   const personas = rhelmPersonas(root);
-  checkSelection(options.only, personas, root);
-  return personas.filter((p) => options.only === undefined || p === options.only).map((p) => loadRhelmPersona(root, p));
+  const keep = selectHistories(options.only, personas, root);
+  return personas.filter(keep).map((p) => loadRhelmPersona(root, p));
 }
