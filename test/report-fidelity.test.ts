@@ -151,6 +151,21 @@ describe('computeFidelity', () => {
     expect(report.tauInterval).toBeNull();
   });
 
+  it("replays the search's decisions on official scores: each decided proposal against its parent, twins left out", () => {
+    const d = report.decisions!;
+    expect(d.decisions.map((x) => [x.id, x.parent, x.move, x.accepted])).toEqual([
+      [ids.top1, ids.seed, 'offline:set-constant', true],
+      [ids.blind, ids.top1, 'offline:x', false],
+    ]);
+    const ctx = (id: string) => report.candidates.find((c) => c.id === id)!.official!.contextRecall!;
+    expect(d.decisions[0]!.officialDelta).toBeCloseTo(ctx(ids.top1) - ctx(ids.seed), 12);
+    expect(d.decisions[0]!.valDelta).toBeCloseTo(0.1, 12);
+    // the blind design recalls nothing on every question the parent recalled something on
+    expect(d.decisions[1]!.officialDelta).toBeCloseTo(-ctx(ids.top1), 12);
+    expect(d.agree + d.disagree + d.unclear).toBe(2);
+    expect(d.byMove.map((m) => m.move).sort()).toEqual(['offline:set-constant', 'offline:x']);
+  });
+
   it('writes fidelity.json (valid) and leaves the archive as it was', () => {
     const onDisk = FidelityReportSchema.parse(JSON.parse(readFileSync(join(dir, FIDELITY_FILE), 'utf8')));
     expect(onDisk).toEqual(report);
@@ -178,6 +193,8 @@ describe('memsteer report --fidelity', () => {
     expect(html).toContain(ids.blind);
     expect(html).toContain('Split-half reliability');
     expect(html).toContain('The most any validation set could reach against these official questions');
+    expect(io.stdout).toContain("the search's 2 decisions replayed on official context recall");
+    expect(html).toContain('the search&#39;s 2 decisions replayed on official context recall');
   });
 
   it('--json prints the fidelity report', async () => {

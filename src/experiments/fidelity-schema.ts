@@ -17,6 +17,8 @@ export const FidelityCandidateSchema = z.object({
   kind: z.string(),
   status: z.string(),
   contentHash: z.string(),
+  /** The program it was proposed from (null for a seed); absent in reports written before it was recorded. */
+  parent: z.string().nullable().optional(),
   proposer: z.string().nullable(),
   /** The run's validation fitness (the objective on generated validation items), as the archive recorded it. */
   valFitness: z.number(),
@@ -62,7 +64,6 @@ export const TauIntervalSchema = z.object({
 });
 export type TauIntervalReport = z.infer<typeof TauIntervalSchema>;
 
-/** `<run>/fidelity.json`. */
 /** One validation template's agreement with the official ranking (see groupAgreement in fidelity-stats.ts). */
 export const GroupAgreementSchema = z.object({
   group: z.string(),
@@ -71,6 +72,49 @@ export const GroupAgreementSchema = z.object({
   spearman: z.number().min(-1).max(1).nullable(),
 });
 
+/** One decision of the search, replayed on official scores (fidelity-decisions.ts, searchDecisions). */
+export const FidelityDecisionSchema = z.object({
+  id: z.string(),
+  /** The parent it was compared with. */
+  parent: z.string(),
+  /** The proposer's move (the archive's `proposer`, e.g. `case-driven:query-prf`). */
+  move: z.string(),
+  /** What the search did with it. */
+  accepted: z.boolean(),
+  /** Validation fitness minus the parent's. */
+  valDelta: z.number(),
+  /** Mean official context recall minus the parent's, over the questions both were scored on. */
+  officialDelta: z.number(),
+  /** Paired standard error of `officialDelta`. */
+  officialSe: z.number().nonnegative(),
+  /** `better` / `worse` when `officialDelta` is beyond 1.96 standard errors of zero, else `unclear`. */
+  official: z.enum(['better', 'worse', 'unclear']),
+  /** Kept and officially better, or dropped and officially worse; null when the official change is unclear. */
+  agrees: z.boolean().nullable(),
+});
+export type FidelityDecision = z.infer<typeof FidelityDecisionSchema>;
+
+/** The search's decisions replayed on official scores, in all and per proposer move. */
+export const FidelityDecisionsSchema = z.object({
+  decisions: z.array(FidelityDecisionSchema),
+  agree: z.number().int().nonnegative(),
+  disagree: z.number().int().nonnegative(),
+  unclear: z.number().int().nonnegative(),
+  byMove: z.array(
+    z.object({
+      move: z.string(),
+      decisions: z.number().int().positive(),
+      accepted: z.number().int().nonnegative(),
+      agree: z.number().int().nonnegative(),
+      disagree: z.number().int().nonnegative(),
+      meanValDelta: z.number(),
+      meanOfficialDelta: z.number(),
+    }),
+  ),
+});
+export type FidelityDecisions = z.infer<typeof FidelityDecisionsSchema>;
+
+/** `<run>/fidelity.json`. */
 export const FidelityReportSchema = z.object({
   format: z.literal(1),
   run: z.string(),
@@ -131,6 +175,13 @@ export const FidelityReportSchema = z.object({
    * context recall of the evidence, or its traces or supervision file are gone; absent in older reports.
    */
   byTemplate: z.array(GroupAgreementSchema).nullable().optional(),
+  /**
+   * Every proposal the search kept or dropped, against its parent: its validation change beside its official
+   * context-recall change, and whether the official questions confirm the decision (see fidelity-decisions.ts). It
+   * shows which moves the generated validation steers against the official questions. Null without per-question
+   * official scores; absent in older reports.
+   */
+  decisions: FidelityDecisionsSchema.nullable().optional(),
 });
 export type FidelityReport = z.infer<typeof FidelityReportSchema>;
 

@@ -23,6 +23,7 @@ import { historySplit } from './dev-subsets.ts';
 import { officialQuestions } from './official-eval.ts';
 import { agreementOf, groupAgreement, officialCeiling, splitHalfReliability, tauInterval, type Agreement } from './fidelity-stats.ts';
 import { MetricsSchema, type Metrics } from './schemas.ts';
+import { searchDecisions } from './fidelity-decisions.ts';
 import { FIDELITY_FILE, FidelityReportSchema, type FidelityCandidate, type FidelityReport } from './fidelity-schema.ts';
 import { partScoresFromSummary } from './scores.ts';
 
@@ -108,6 +109,16 @@ export function fidelityQuestions(
 /** Context recall per question (history + question id); a question whose run failed delivered nothing: 0. */
 function recallByQuestion(traces: ReadonlyArray<{ history: string; question: string; scores?: { contextRecall: number } | null }>) {
   return new Map<string, number>(traces.map((t) => [`${t.history}\u0000${t.question}`, t.scores?.contextRecall ?? 0]));
+}
+
+/**
+ * Context recall per question that has gold evidence and was scored, the questions the official metric averages
+ * (summary.ts): differences of these means are differences of the reported official context recall.
+ */
+function scoredRecallByQuestion(
+  traces: ReadonlyArray<{ history: string; question: string; scores?: { contextRecall: number; recallAt: object } | null }>,
+) {
+  return recallByQuestion(traces.filter((t) => t.scores && Object.keys(t.scores.recallAt).length > 0));
 }
 
 /** A candidate's per-item context recall on the validation split, from the traces the search recorded. */
@@ -203,6 +214,8 @@ async function fidelityOf(dir: string, runDir: string, options: FidelityOptions)
   const official = new Map<string, { metrics: Metrics | null; error: string | null }>();
   // Per-question context recall of each evaluated candidate, for the split-half reliability of the official ranking.
   const perQuestion = new Map<string, Map<string, number>>();
+  // The same over the questions the official metric averages, for the search's decisions.
+  const scoredPerQuestion = new Map<string, Map<string, number>>();
   try {
     for (const [i, id] of distinctIds.entries()) {
       const compiled = await compileDesign(archive.source(id));
@@ -233,6 +246,7 @@ async function fidelityOf(dir: string, runDir: string, options: FidelityOptions)
       });
       progress(questions.length);
       perQuestion.set(id, recallByQuestion(result.traces));
+      scoredPerQuestion.set(id, scoredRecallByQuestion(result.traces));
       const { perCategory: _c, ...metrics } = partScoresFromSummary(result.summary);
       official.set(id, { metrics: MetricsSchema.parse(metrics), error: null });
     }
@@ -249,6 +263,7 @@ async function fidelityOf(dir: string, runDir: string, options: FidelityOptions)
       kind: p.kind,
       status: p.status,
       contentHash: p.contentHash,
+      parent: p.parent,
       proposer: p.proposer ?? null,
       valFitness: p.scores!.value,
       official: o.metrics,
@@ -304,6 +319,7 @@ async function fidelityOf(dir: string, runDir: string, options: FidelityOptions)
     officialCeiling: officialMatrix ? officialCeiling(officialMatrix) : null,
     tauInterval: validationMatrix && officialMatrix ? tauInterval(validationMatrix, officialMatrix) : null,
     byTemplate: validation ? templateAgreement(archive, distinct, validation) : null,
+    decisions: officialMatrix ? searchDecisions(candidates, scoredPerQuestion) : null,
   });
   writeFileAtomic(join(dir, FIDELITY_FILE), `${JSON.stringify(report, null, 2)}\n`);
   return report;

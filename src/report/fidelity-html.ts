@@ -1,6 +1,12 @@
 /** The report's fidelity section: how well the generated validation split ranked the run's candidates officially. */
-import type { FidelityReport, OfficialCeilingReport, SplitHalfReliability, TauIntervalReport } from '../experiments/fidelity-schema.ts';
-import { formatScore } from './format.ts';
+import type {
+  FidelityDecisions,
+  FidelityReport,
+  OfficialCeilingReport,
+  SplitHalfReliability,
+  TauIntervalReport,
+} from '../experiments/fidelity-schema.ts';
+import { formatDelta, formatScore } from './format.ts';
 import { escapeHtml } from './html-escape.ts';
 
 type Agreement = FidelityReport['contextRecall'];
@@ -89,6 +95,67 @@ function templateTable(f: FidelityReport): string {
   );
 }
 
+/** The decisions' summary line: how many the official questions confirm, contradict, or cannot tell apart. */
+export function decisionsSummary(d: FidelityDecisions): string {
+  return (
+    `the search's ${d.decisions.length} decisions replayed on official context recall (a proposal against its parent; ` +
+    `official change beyond 1.96 paired standard errors): ${d.agree} confirmed, ${d.disagree} contradicted, ${d.unclear} unclear`
+  );
+}
+
+/** Head and rows of the per-move table of the search's decisions. */
+export function decisionMoveRows(d: FidelityDecisions): { head: string[]; rows: string[][] } {
+  return {
+    head: ['move', 'decisions', 'kept', 'confirmed', 'contradicted', 'mean Δ validation', 'mean Δ official'],
+    rows: d.byMove.map((m) => [
+      m.move,
+      String(m.decisions),
+      String(m.accepted),
+      String(m.agree),
+      String(m.disagree),
+      formatDelta(m.meanValDelta),
+      formatDelta(m.meanOfficialDelta),
+    ]),
+  };
+}
+
+/** Head and rows of the decisions the official questions contradict: where the validation split steered wrong. */
+export function contradictedRows(d: FidelityDecisions): { head: string[]; rows: string[][] } {
+  return {
+    head: ['program', 'move', 'search', 'Δ validation', 'Δ official (± SE)'],
+    rows: d.decisions
+      .filter((x) => x.agrees === false)
+      .map((x) => [
+        x.id,
+        x.move,
+        x.accepted ? 'kept' : 'dropped',
+        formatDelta(x.valDelta),
+        `${formatDelta(x.officialDelta)} (± ${(x.officialSe * 100).toFixed(2)})`,
+      ]),
+  };
+}
+
+function htmlTable(t: { head: string[]; rows: string[][] }, numericFrom: number): string {
+  const cell = (c: string, i: number) => `<td${i >= numericFrom ? ' class="num"' : ''}>${escapeHtml(c)}</td>`;
+  return (
+    `<table class="data"><thead><tr>${t.head.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead>` +
+    `<tbody>${t.rows.map((r) => `<tr>${r.map(cell).join('')}</tr>`).join('')}</tbody></table>\n`
+  );
+}
+
+/** The search's decisions replayed on official scores, when the report has them. */
+function decisionsTable(f: FidelityReport): string {
+  const d = f.decisions;
+  if (!d?.decisions.length) return '';
+  const contradicted = contradictedRows(d);
+  return (
+    `<p class="note">${escapeHtml(decisionsSummary(d))}. A contradicted decision is a step the generated validation took ` +
+    'against the official questions: a kept proposal that is officially worse, or a dropped one that is officially better.</p>\n' +
+    htmlTable(decisionMoveRows(d), 1) +
+    (contradicted.rows.length ? htmlTable(contradicted, 3) : '')
+  );
+}
+
 /** The section's body; a hint on how to compute it when the run has no fidelity.json. */
 export function fidelitySection(f: FidelityReport | null): string {
   if (!f)
@@ -126,5 +193,5 @@ export function fidelitySection(f: FidelityReport | null): string {
     `<table class="data"><thead><tr>${candHeads.map((h) => `<th>${h}</th>`).join('')}</tr></thead>` +
     `<tbody>${rows.join('')}</tbody></table>`;
   const head = `<p class="note">${escapeHtml(NOTE)}</p>\n<p class="note">${where}</p>\n${summary}\n`;
-  return `${head}${reliabilityNote(f)}${templateTable(f)}${candidates}`;
+  return `${head}${reliabilityNote(f)}${templateTable(f)}${decisionsTable(f)}${candidates}`;
 }

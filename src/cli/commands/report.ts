@@ -8,7 +8,16 @@ import { z } from 'zod';
 import { ConfigError } from '../../errors.ts';
 import { computeFidelity, fidelityHistorySource, type FidelityProgress } from '../../experiments/fidelity.ts';
 import type { FidelityReport } from '../../experiments/fidelity-schema.ts';
-import { formatCeiling, formatCorrelation, formatRegret, formatSplitHalf, formatTauInterval } from '../../report/fidelity-html.ts';
+import {
+  contradictedRows,
+  decisionMoveRows,
+  decisionsSummary,
+  formatCeiling,
+  formatCorrelation,
+  formatRegret,
+  formatSplitHalf,
+  formatTauInterval,
+} from '../../report/fidelity-html.ts';
 import { checkPaths, tablePathChecks } from '../check-paths.ts';
 import * as common from '../common-options.ts';
 import { loadCommandHistories } from '../history-warnings.ts';
@@ -105,6 +114,15 @@ export function renderFidelity(f: FidelityReport): string {
     });
     for (const a of f.byTemplate) g.push([a.group, String(a.items), formatCorrelation(a.kendallTauB), formatCorrelation(a.spearman)]);
     lines.push("each validation template's own ranking of the candidates against the official context recall:", g.toString());
+  }
+  if (f.decisions?.decisions.length) {
+    lines.push(`${decisionsSummary(f.decisions)}:`);
+    for (const part of [decisionMoveRows(f.decisions), contradictedRows(f.decisions)]) {
+      if (part.rows.length === 0) continue;
+      const d = new Table({ head: part.head, style: { head: [], border: [], compact: true } });
+      for (const r of part.rows) d.push(r);
+      lines.push(d.toString());
+    }
   }
   const t = new Table({
     head: ['program', 'iter', 'status', 'val fitness', 'official ctx recall', 'official R@10', ''],

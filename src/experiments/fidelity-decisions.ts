@@ -1,0 +1,84 @@
+/**
+ * The search's own decisions replayed on official scores. A ranking over all candidates (τ-b) weighs every pair alike,
+ * most of which the search never compared; what steers a search is whether each proposal it kept or dropped was
+ * better or worse than the parent it came from. So for every decided proposal this compares its validation change
+ * over its parent with its official change, and says per proposer move where the generated validation steers the
+ * search against the official questions.
+ */
+import type { FidelityCandidate, FidelityDecision, FidelityDecisions } from './fidelity-schema.ts';
+
+/** Two-sided 95% normal quantile: an official change within this many paired standard errors is not told apart. */
+const Z = 1.96;
+
+/**
+ * What the official questions say of a change: `better` or `worse` when the mean paired difference is beyond
+ * {@link Z} standard errors of zero, else `unclear`. `diffs` are per-question official scores, candidate minus parent.
+ */
+export function officialVerdict(diffs: readonly number[]): { delta: number; se: number; verdict: FidelityDecision['official'] } {
+  const n = diffs.length;
+  if (n === 0) return { delta: 0, se: 0, verdict: 'unclear' };
+  const delta = diffs.reduce((s, d) => s + d, 0) / n;
+  const variance = n > 1 ? diffs.reduce((s, d) => s + (d - delta) ** 2, 0) / (n - 1) : 0;
+  const se = Math.sqrt(variance / n);
+  const verdict = delta > Z * se && delta > 0 ? 'better' : delta < -Z * se && delta < 0 ? 'worse' : 'unclear';
+  return { delta, se, verdict };
+}
+
+/**
+ * Every proposal the search decided (accepted or rejected) whose parent is among the candidates, both with official
+ * per-question scores and with different sources. `perQuestion` maps a candidate with a distinct source (a
+ * `sameAs === null` one) to its official score per question; a twin reads its original's. Decisions are in search
+ * order; moves are sorted by how many decisions the official questions contradict, then by name.
+ */
+export function searchDecisions(
+  candidates: readonly FidelityCandidate[],
+  perQuestion: ReadonlyMap<string, ReadonlyMap<string, number>>,
+): FidelityDecisions {
+  const byId = new Map(candidates.map((c) => [c.id, c]));
+  const scoresOf = (c: FidelityCandidate) => perQuestion.get(c.sameAs ?? c.id);
+  const decisions: FidelityDecision[] = [];
+  for (const c of candidates) {
+    if (c.parent === null || c.parent === undefined || (c.status !== 'accepted' && c.status !== 'rejected')) continue;
+    const parent = byId.get(c.parent);
+    const mine = scoresOf(c);
+    const theirs = parent ? scoresOf(parent) : undefined;
+    if (!parent || !mine || !theirs || parent.contentHash === c.contentHash) continue;
+    const diffs = [...mine].flatMap(([q, s]) => {
+      const p = theirs.get(q);
+      return p === undefined ? [] : [s - p];
+    });
+    const { delta, se, verdict } = officialVerdict(diffs);
+    const accepted = c.status === 'accepted';
+    decisions.push({
+      id: c.id,
+      parent: parent.id,
+      move: c.proposer ?? 'unknown',
+      accepted,
+      valDelta: c.valFitness - parent.valFitness,
+      officialDelta: delta,
+      officialSe: se,
+      official: verdict,
+      agrees: verdict === 'unclear' ? null : accepted === (verdict === 'better'),
+    });
+  }
+  const moves = new Map<string, FidelityDecision[]>();
+  for (const d of decisions) moves.set(d.move, [...(moves.get(d.move) ?? []), d]);
+  const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+  const byMove = [...moves].map(([move, ds]) => ({
+    move,
+    decisions: ds.length,
+    accepted: ds.filter((d) => d.accepted).length,
+    agree: ds.filter((d) => d.agrees === true).length,
+    disagree: ds.filter((d) => d.agrees === false).length,
+    meanValDelta: mean(ds.map((d) => d.valDelta)),
+    meanOfficialDelta: mean(ds.map((d) => d.officialDelta)),
+  }));
+  byMove.sort((a, b) => b.disagree - a.disagree || a.move.localeCompare(b.move));
+  return {
+    decisions,
+    agree: decisions.filter((d) => d.agrees === true).length,
+    disagree: decisions.filter((d) => d.agrees === false).length,
+    unclear: decisions.filter((d) => d.agrees === null).length,
+    byMove,
+  };
+}

@@ -1,0 +1,116 @@
+/**
+ * The search's decisions replayed on official scores: each kept or dropped proposal against its parent, with the
+ * official change judged by its paired standard error, summed per move.
+ */
+import { describe, expect, it } from 'vitest';
+import { officialVerdict, searchDecisions } from '../src/experiments/fidelity-decisions.ts';
+import type { FidelityCandidate } from '../src/experiments/fidelity-schema.ts';
+
+function candidate(id: string, parent: string | null, status: string, valFitness: number, extra: Partial<FidelityCandidate> = {}) {
+  return {
+    id,
+    iteration: 0,
+    kind: parent ? 'proposal' : 'seed',
+    status,
+    contentHash: `hash-${id}`,
+    parent,
+    proposer: parent ? `move-${id}` : 'seed',
+    valFitness,
+    official: null,
+    sameAs: null,
+    error: null,
+    ...extra,
+  } satisfies FidelityCandidate;
+}
+
+const scores = (xs: number[]) => new Map(xs.map((x, i) => [`q${i}`, x]));
+
+describe('officialVerdict', () => {
+  it('is the mean paired difference with its standard error', () => {
+    const v = officialVerdict([1, 0, 1, 0]);
+    expect(v.delta).toBe(0.5);
+    // sample variance 1/3, over 4 questions
+    expect(v.se).toBeCloseTo(Math.sqrt(1 / 3 / 4), 12);
+    // 0.5 is within 1.96 × 0.289 of zero; twice the questions with the same spread tell it apart
+    expect(v.verdict).toBe('unclear');
+    expect(officialVerdict([1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0]).verdict).toBe('better');
+  });
+  it('cannot tell a change within 1.96 standard errors of zero, or no questions', () => {
+    expect(officialVerdict([1, -1, 1, -1, 1]).verdict).toBe('unclear');
+    expect(officialVerdict([0, 0, 0]).verdict).toBe('unclear');
+    expect(officialVerdict([])).toEqual({ delta: 0, se: 0, verdict: 'unclear' });
+  });
+  it('calls a change on every question alike better or worse, however small', () => {
+    expect(officialVerdict([-0.01, -0.01]).verdict).toBe('worse');
+    expect(officialVerdict([0.2]).verdict).toBe('better');
+  });
+});
+
+describe('searchDecisions', () => {
+  const seed = candidate('s', null, 'accepted', 0.5);
+  // kept and officially better on every question: confirmed
+  const good = candidate('a', 's', 'accepted', 0.6, { proposer: 'bridges' });
+  // dropped but officially better: contradicted
+  const missed = candidate('b', 'a', 'rejected', 0.55, { proposer: 'packing' });
+  // kept but officially worse: contradicted
+  const wrong = candidate('c', 'a', 'accepted', 0.7, { proposer: 'packing' });
+  // dropped, official change unclear
+  const flat = candidate('d', 'c', 'rejected', 0.65, { proposer: 'bridges' });
+  // same source as its parent: no decision to judge
+  const twin = candidate('e', 'c', 'rejected', 0.7, { contentHash: 'hash-c', sameAs: 'c' });
+  // not decided (the run stopped before its decision), and one whose parent never compiled
+  const open = candidate('f', 'c', 'evaluated', 0.8);
+  const orphan = candidate('g', 'x', 'rejected', 0.1);
+  const perQuestion = new Map([
+    ['s', scores([0, 0, 0, 0])],
+    ['a', scores([0.5, 0.5, 0.5, 0.5])],
+    ['b', scores([1, 1, 1, 1])],
+    ['c', scores([0, 0, 0, 0.5])],
+    ['d', scores([1, 0, 0, 0])],
+    ['f', scores([1, 1, 1, 1])],
+    ['g', scores([1, 1, 1, 1])],
+  ]);
+  const report = searchDecisions([seed, good, missed, wrong, flat, twin, open, orphan], perQuestion);
+
+  it('judges every decided proposal against its parent, in search order', () => {
+    expect(report.decisions.map((d) => [d.id, d.parent, d.accepted, d.official, d.agrees])).toEqual([
+      ['a', 's', true, 'better', true],
+      ['b', 'a', false, 'better', false],
+      ['c', 'a', true, 'worse', false],
+      ['d', 'c', false, 'unclear', null],
+    ]);
+    const c = report.decisions[2]!;
+    expect(c.valDelta).toBeCloseTo(0.1, 12);
+    expect(c.officialDelta).toBeCloseTo(-0.375, 12);
+    expect([report.agree, report.disagree, report.unclear]).toEqual([1, 2, 1]);
+  });
+
+  it('sums per move, the most contradicted first', () => {
+    expect(report.byMove).toEqual([
+      {
+        move: 'packing',
+        decisions: 2,
+        accepted: 1,
+        agree: 0,
+        disagree: 2,
+        meanValDelta: expect.closeTo(0.025, 12),
+        meanOfficialDelta: 0.0625,
+      },
+      {
+        move: 'bridges',
+        decisions: 2,
+        accepted: 1,
+        agree: 1,
+        disagree: 0,
+        meanValDelta: expect.closeTo(0.025, 12),
+        meanOfficialDelta: 0.3125,
+      },
+    ]);
+  });
+
+  it("reads a twin's official scores from its original", () => {
+    const twinChild = candidate('h', 'e', 'rejected', 0.6);
+    const r = searchDecisions([wrong, twin, twinChild], new Map([...perQuestion, ['h', scores([0, 0, 0, 0])]]));
+    expect(r.decisions.map((d) => [d.id, d.parent, d.officialDelta])).toEqual([['h', 'e', -0.125]]);
+  });
+});
