@@ -58,6 +58,7 @@ function fidelity(tau: number): BenchFidelity {
     contextRecall: agreement,
     recallAt10: agreement,
     ceiling,
+    ...(ceiling === undefined ? {} : { decisions: { agree: 3, disagree: 1, unclear: 4 } }),
   };
 }
 
@@ -185,6 +186,11 @@ describe('ablation tables state whether the designs differ', () => {
     ]);
     expect(f.rows[2]![f.columns.indexOf('τ-b ctx recall')]).toBe('0.30');
     expect(f.rows.map((r) => r[f.columns.indexOf('ceiling τ-b ctx recall')])).toEqual(['–', '0.75', '0.75']);
+    expect(f.rows.map((r) => r[f.columns.indexOf('decisions confirmed / contradicted / unclear')])).toEqual([
+      '–',
+      '3 / 1 / 4',
+      '3 / 1 / 4',
+    ]);
     expect(result.rows.map((r) => r.design.fidelity?.contextRecall.kendallTauB)).toEqual([0.1, 0.2, 0.3]);
     expect(result.notes.join(' ')).toMatch(/Fidelity: every candidate/);
   });

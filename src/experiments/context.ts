@@ -196,6 +196,7 @@ export class BenchContext {
       contextRecall: f.contextRecall,
       recallAt10: f.recallAt10,
       ceiling: f.officialCeiling?.meanTauB ?? null,
+      decisions: f.decisions ? { agree: f.decisions.agree, disagree: f.decisions.disagree, unclear: f.decisions.unclear } : null,
     };
   }
 

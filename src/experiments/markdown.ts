@@ -87,6 +87,7 @@ export const FIDELITY_COLUMNS = [
   'ρ ctx recall',
   'regret ctx recall',
   'ceiling τ-b ctx recall',
+  'decisions confirmed / contradicted / unclear',
   'τ-b R@10',
   'ρ R@10',
   'regret R@10',
@@ -114,6 +115,7 @@ export function fidelityTable(title: string, rows: ReadonlyArray<{ label: string
         corr(f.contextRecall.spearman),
         regretPts(f.contextRecall),
         corr(f.ceiling ?? null),
+        f.decisions ? `${f.decisions.agree} / ${f.decisions.disagree} / ${f.decisions.unclear}` : '–',
         corr(f.recallAt10.kendallTauB),
         corr(f.recallAt10.spearman),
         regretPts(f.recallAt10),
@@ -129,6 +131,8 @@ export const FIDELITY_NOTE =
   'τ-b and ρ compare the ranking by validation fitness with the official context recall (R@10); regret = the best official ' +
   'score of any candidate minus that of the highest-validation candidate, in points. Ceiling = the most τ-b by context recall ' +
   'any validation set could reach against these official questions (τ-b between their ranking and their bootstrap resamples). ' +
+  "Decisions = the run's kept and dropped proposals against their parents, replayed on official context recall: confirmed, " +
+  'contradicted, or unclear (the official change within 1.96 paired standard errors). ' +
   'Candidates with the same source count once. ' +
   "Each run's fidelity.json holds the per-candidate numbers.";
 

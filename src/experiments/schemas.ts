@@ -75,6 +75,14 @@ export const BenchFidelitySchema = z.object({
    * fidelity.json, `officialCeiling.meanTauB`); null when it is undefined, absent in results written before it.
    */
   ceiling: z.number().min(-1).max(1).nullable().optional(),
+  /**
+   * The run's decisions replayed on official context recall (fidelity.json, `decisions`): how many the official
+   * questions confirm, contradict, or cannot tell apart. Null when undefined, absent in results written before it.
+   */
+  decisions: z
+    .object({ agree: z.number().int().nonnegative(), disagree: z.number().int().nonnegative(), unclear: z.number().int().nonnegative() })
+    .nullable()
+    .optional(),
 });
 export type BenchFidelity = z.infer<typeof BenchFidelitySchema>;
 
