@@ -193,8 +193,8 @@ describe('memsteer report --fidelity', () => {
     expect(html).toContain(ids.blind);
     expect(html).toContain('Split-half reliability');
     expect(html).toContain('The most any validation set could reach against these official questions');
-    expect(io.stdout).toContain("the search's 2 decisions replayed on official context recall");
-    expect(html).toContain('the search&#39;s 2 decisions replayed on official context recall');
+    expect(io.stdout).toContain("The search's 2 decisions replayed on official context recall");
+    expect(html).toContain('The search&#39;s 2 decisions replayed on official context recall');
   });
 
   it('--json prints the fidelity report', async () => {

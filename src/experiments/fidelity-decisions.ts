@@ -62,7 +62,11 @@ export function searchDecisions(
     });
   }
   const moves = new Map<string, FidelityDecision[]>();
-  for (const d of decisions) moves.set(d.move, [...(moves.get(d.move) ?? []), d]);
+  for (const d of decisions) {
+    const same = moves.get(d.move);
+    if (same) same.push(d);
+    else moves.set(d.move, [d]);
+  }
   const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
   const byMove = [...moves].map(([move, ds]) => ({
     move,

@@ -98,7 +98,7 @@ function templateTable(f: FidelityReport): string {
 /** The decisions' summary line: how many the official questions confirm, contradict, or cannot tell apart. */
 export function decisionsSummary(d: FidelityDecisions): string {
   return (
-    `the search's ${d.decisions.length} decisions replayed on official context recall (a proposal against its parent; ` +
+    `The search's ${d.decisions.length} decisions replayed on official context recall (a proposal against its parent; ` +
     `official change beyond 1.96 paired standard errors): ${d.agree} confirmed, ${d.disagree} contradicted, ${d.unclear} unclear`
   );
 }
