@@ -15,8 +15,21 @@ import { everywhere, excludeFor, fact, headOk, plan, quantityLead, TIMED, type R
  * prompted it (Ben: "Did you find anything for the flat hunt?" → Ana: "Two places near the river, both with a
  * balcony"), so a user asks about the reply in the words of its prompt. These templates do the same: the evidence is one utterance
  * (the answer turn), the question names its neighbour in the thread (the cue) by the cue's own words, its
- * speaker and rough time, and shares at most one content word with the answer's record.
+ * speaker and rough time, and shares no content word with the answer's record ({@link maxSharedWords}).
  */
+
+/**
+ * How many content words a context-linked question may share with its answer's record. In a conversation between
+ * people none: the one word the question used to share was mostly the head noun of what it asks for ("What memory
+ * did Caroline mention …" → "best camping memory"), which let a retriever find the answer turn by itself, so these
+ * items did not reward designs that step from the turn a question names to its neighbours. On the LoCoMo development
+ * conversations the searches' validation then dropped the index window and neighbour packing, which gain 3–8 points
+ * of official context recall there (`bench/results/2026-12-07-search-decisions/`). In a user's own history one, as
+ * before: there cue and answer often share a User/Assistant record and the question would rarely be askable.
+ */
+export function maxSharedWords(ctx: RuleContext): number {
+  return ctx.multiSpeaker ? 0 : 1;
+}
 
 /** One speaker's stretch of a thread: a whole chat turn, or the User / Assistant half of a paired turn. */
 export interface Utterance {
@@ -93,7 +106,7 @@ const MONTH_STEMS = stemsOf('january february march april may june july august s
 
 /**
  * Content stems a question shares with `[start, end)` of a record, leaving out speaker names, dates and the
- * templates' frame words: the "at most one shared word" rule is checked on this.
+ * templates' frame words: the shared-word rule ({@link maxSharedWords}) is checked on this.
  */
 export function sharedContentStems(ctx: RuleContext, question: string, region: Pick<Utterance, 'record' | 'start' | 'end'>): string[] {
   const own = new Set(contentStems(ctx, region));
@@ -294,7 +307,8 @@ function weighted<T extends { w: number }>(items: readonly T[], rng: Rng): T | u
  * "Right before Ana talked about the choir concert in April 2024, how many weeks did Ben mention?" → "3
  * weeks". The evidence is `u`'s record alone; the cue phrase, its speaker and the time single out the cue
  * among that speaker's turns, the cue's words are none of the answer record's (the answer utterance's, when cue
- * and answer share a User/Assistant record), and the whole question shares at most one content word with it.
+ * and answer share a User/Assistant record), and the whole question shares at most {@link maxSharedWords} content
+ * words with it.
  */
 export function contextualQuestion(
   ctx: RuleContext,
@@ -347,7 +361,7 @@ export function contextualQuestion(
     : relation === 'reply'
       ? `${lead} did ${u.who} mention${isQuestion ? '' : ' in reply'} when ${cue.who} ${cueVerb} about ${g.phrase.text}${when}?`
       : `${lead} did ${u.who} mention right before ${cue.who} talked about ${g.phrase.text}${when}?`;
-  if (sharedContentStems(ctx, question, region).length > 1) return undefined;
+  if (sharedContentStems(ctx, question, region).length > maxSharedWords(ctx)) return undefined;
   used.add(key(pick));
   const cueSays = `${cue.who} ${isQuestion ? 'asks' : 'talks'} about ${g.phrase.text} ${
     relation === 'reply' ? 'just before' : 'just after'
