@@ -93,10 +93,12 @@ describe.skipIf(!existsSync(LOCOMO))('offline generation on every LoCoMo convers
     // A short conversation runs out of varied questions before 300, and the template groups' caps hold from the
     // first item, so its set stops short rather than filling up with "When did X talk about Y?"; the groups are then
     // held to their share of what was kept (set-shares.ts; conv-30: 180 items before, 128 after).
-    '%s: ≥ 120 checked items with a train/val split',
+    '%s: ≥ 110 checked items with a train/val split',
     async (_id, history) => {
       const { items, summary } = await generateSupervision(history, { mode: 'offline', n: 300 });
-      expectSound(history, items, 120);
+      // conv-30 gives 117 from rule-based@35 (125 before), whose context-linked questions between people may share no
+      // word with the answer turn: the set stops short of its target rather than fill with capped templates.
+      expectSound(history, items, 110);
       expect(GenerationSummarySchema.parse(summary).kept).toBe(items.length);
       expect(Object.keys(summary.byType).length).toBeGreaterThanOrEqual(4);
       // The linked-pair family makes multi-hop questions from the same session, with both records as evidence.
@@ -142,8 +144,9 @@ describe.skipIf(!existsSync(LOCOMO))('memsteer generate (CLI)', () => {
       expect(io.stdout).toMatch(/single-hop/);
       expect(io.stdout).toMatch(/aggregation/);
       const items = readJsonl(out, QAItemSchema);
-      // The template groups' caps scale with --n, so even a small target can stop a few items short.
-      expect(items.length).toBeGreaterThanOrEqual(100);
+      // The template groups' caps scale with --n, so a small target stops short on a small conversation: 81 of 120
+      // from rule-based@35 (107 before), as fewer context-linked questions qualify (see above).
+      expect(items.length).toBeGreaterThanOrEqual(75);
       const summary = GenerationSummarySchema.array().parse(JSON.parse(readFileSync(`${out}.summary.json`, 'utf8')));
       expect(summary[0]!.kept).toBe(items.length);
       expect(existsSync(`${out}.progress.jsonl`)).toBe(true);
