@@ -19,13 +19,14 @@ export interface LoaderOptions {
  */
 export function selectHistories(only: string | undefined, ids: readonly string[], file: string): (id: string) => boolean {
   if (only === undefined) return () => true;
-  const wanted = ids.includes(only)
+  const known = new Set(ids);
+  const wanted = known.has(only)
     ? [only]
     : only
         .split(',')
         .map((id) => id.trim())
         .filter((id) => id !== '');
-  const unknown = wanted.filter((id) => !ids.includes(id));
+  const unknown = wanted.filter((id) => !known.has(id));
   if (wanted.length === 0 || unknown.length > 0) {
     const shown = ids.length > 20 ? [...ids.slice(0, 20), `… (${ids.length - 20} more)`] : ids;
     const missing = unknown.length > 0 ? unknown.map((id) => `'${id}'`).join(', ') : `'${only}'`;
