@@ -85,7 +85,7 @@ describe('searchDecisions', () => {
     expect([report.agree, report.disagree, report.unclear]).toEqual([1, 2, 1]);
   });
 
-  it('sums per move, the most contradicted first', () => {
+  it('sums per move, the most contradicted first, with the official effect pooled per question', () => {
     expect(report.byMove).toEqual([
       {
         move: 'packing',
@@ -95,6 +95,10 @@ describe('searchDecisions', () => {
         disagree: 2,
         meanValDelta: expect.closeTo(0.025, 12),
         meanOfficialDelta: 0.0625,
+        // per question the mean of its two decisions' differences: 0, 0, 0, 0.25, within 1.96 × 0.0625 of zero
+        officialSe: expect.closeTo(0.0625, 12),
+        official: 'unclear',
+        against: false,
       },
       {
         move: 'bridges',
@@ -104,8 +108,34 @@ describe('searchDecisions', () => {
         disagree: 0,
         meanValDelta: expect.closeTo(0.025, 12),
         meanOfficialDelta: 0.3125,
+        // 0.75, 0.25, 0.25, 0: 0.3125 against a standard error of 0.157
+        officialSe: expect.closeTo(Math.sqrt(0.296875 / 3 / 4), 12),
+        official: 'better',
+        against: false,
       },
     ]);
+  });
+
+  it('puts first a move validation marks down while the official questions, pooled, mark it up', () => {
+    const base = candidate('p', null, 'accepted', 0.5);
+    const one = candidate('q1', 'p', 'rejected', 0.45, { proposer: 'prf' });
+    const two = candidate('q2', 'p', 'rejected', 0.47, { proposer: 'prf' });
+    const other = candidate('q3', 'p', 'rejected', 0.4, { proposer: 'diversity' });
+    const r = searchDecisions(
+      [base, one, two, other],
+      new Map([
+        ['p', scores([0, 0, 0, 0])],
+        ['q1', scores([0.2, 0.1, 0.2, 0.1])],
+        ['q2', scores([0.1, 0.2, 0, 0.1])],
+        ['q3', scores([1, 1, 1, 1])],
+      ]),
+    );
+    // both are marked against validation; the one with a contradicted decision of its own comes first
+    expect(r.byMove.map((m) => [m.move, m.official, m.against, m.disagree])).toEqual([
+      ['prf', 'better', true, 2],
+      ['diversity', 'better', true, 1],
+    ]);
+    expect(r.byMove[0]!.meanValDelta).toBeCloseTo(-0.04, 12);
   });
 
   it("reads a twin's official scores from its original", () => {

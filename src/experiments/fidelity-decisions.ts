@@ -25,10 +25,30 @@ export function officialVerdict(diffs: readonly number[]): { delta: number; se: 
 }
 
 /**
+ * A move's official effect per question over its decisions: the mean of their differences on each question all of
+ * them were scored on. Its standard error is over questions, so decisions that share questions (they all do) are not
+ * counted as independent evidence.
+ */
+function pooledDiffs(perDecision: ReadonlyArray<ReadonlyMap<string, number>>): number[] {
+  const [first, ...rest] = perDecision;
+  if (!first) return [];
+  return [...first].flatMap(([q, d]) => {
+    let sum = d;
+    for (const other of rest) {
+      const x = other.get(q);
+      if (x === undefined) return [];
+      sum += x;
+    }
+    return [sum / perDecision.length];
+  });
+}
+
+/**
  * Every proposal the search decided (accepted or rejected) whose parent is among the candidates, both with official
  * per-question scores and with different sources. `perQuestion` maps a candidate with a distinct source (a
  * `sameAs === null` one) to its official score per question; a twin reads its original's. Decisions are in search
- * order; moves are sorted by how many decisions the official questions contradict, then by name.
+ * order; moves come first when validation moved them against their pooled official effect, then by how many decisions
+ * the official questions contradict, then by name.
  */
 export function searchDecisions(
   candidates: readonly FidelityCandidate[],
@@ -37,19 +57,23 @@ export function searchDecisions(
   const byId = new Map(candidates.map((c) => [c.id, c]));
   const scoresOf = (c: FidelityCandidate) => perQuestion.get(c.sameAs ?? c.id);
   const decisions: FidelityDecision[] = [];
+  // Each decision's official difference per question, for the moves' pooled effects.
+  const diffsOf = new Map<FidelityDecision, Map<string, number>>();
   for (const c of candidates) {
     if (c.parent === null || c.parent === undefined || (c.status !== 'accepted' && c.status !== 'rejected')) continue;
     const parent = byId.get(c.parent);
     const mine = scoresOf(c);
     const theirs = parent ? scoresOf(parent) : undefined;
     if (!parent || !mine || !theirs || parent.contentHash === c.contentHash) continue;
-    const diffs = [...mine].flatMap(([q, s]) => {
-      const p = theirs.get(q);
-      return p === undefined ? [] : [s - p];
-    });
-    const { delta, se, verdict } = officialVerdict(diffs);
+    const diffs = new Map(
+      [...mine].flatMap(([q, s]) => {
+        const p = theirs.get(q);
+        return p === undefined ? [] : [[q, s - p] as const];
+      }),
+    );
+    const { delta, se, verdict } = officialVerdict([...diffs.values()]);
     const accepted = c.status === 'accepted';
-    decisions.push({
+    const decision: FidelityDecision = {
       id: c.id,
       parent: parent.id,
       move: c.proposer ?? 'unknown',
@@ -59,7 +83,9 @@ export function searchDecisions(
       officialSe: se,
       official: verdict,
       agrees: verdict === 'unclear' ? null : accepted === (verdict === 'better'),
-    });
+    };
+    decisions.push(decision);
+    diffsOf.set(decision, diffs);
   }
   const moves = new Map<string, FidelityDecision[]>();
   for (const d of decisions) {
@@ -68,16 +94,23 @@ export function searchDecisions(
     else moves.set(d.move, [d]);
   }
   const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
-  const byMove = [...moves].map(([move, ds]) => ({
-    move,
-    decisions: ds.length,
-    accepted: ds.filter((d) => d.accepted).length,
-    agree: ds.filter((d) => d.agrees === true).length,
-    disagree: ds.filter((d) => d.agrees === false).length,
-    meanValDelta: mean(ds.map((d) => d.valDelta)),
-    meanOfficialDelta: mean(ds.map((d) => d.officialDelta)),
-  }));
-  byMove.sort((a, b) => b.disagree - a.disagree || a.move.localeCompare(b.move));
+  const byMove = [...moves].map(([move, ds]) => {
+    const meanValDelta = mean(ds.map((d) => d.valDelta));
+    const pooled = officialVerdict(pooledDiffs(ds.map((d) => diffsOf.get(d)!)));
+    return {
+      move,
+      decisions: ds.length,
+      accepted: ds.filter((d) => d.accepted).length,
+      agree: ds.filter((d) => d.agrees === true).length,
+      disagree: ds.filter((d) => d.agrees === false).length,
+      meanValDelta,
+      meanOfficialDelta: mean(ds.map((d) => d.officialDelta)),
+      officialSe: pooled.se,
+      official: pooled.verdict,
+      against: (pooled.verdict === 'better' && meanValDelta < 0) || (pooled.verdict === 'worse' && meanValDelta > 0),
+    };
+  });
+  byMove.sort((a, b) => Number(b.against) - Number(a.against) || b.disagree - a.disagree || a.move.localeCompare(b.move));
   return {
     decisions,
     agree: decisions.filter((d) => d.agrees === true).length,

@@ -109,6 +109,15 @@ export const FidelityDecisionsSchema = z.object({
       disagree: z.number().int().nonnegative(),
       meanValDelta: z.number(),
       meanOfficialDelta: z.number(),
+      /**
+       * The move's official effect pooled over its decisions (per question, the mean of their differences): its
+       * standard error, and `better` / `worse` beyond 1.96 of them, else `unclear`. A move each of whose decisions is
+       * within the noise can still be told apart here.
+       */
+      officialSe: z.number().nonnegative(),
+      official: z.enum(['better', 'worse', 'unclear']),
+      /** Validation moved it the other way on average: a systematic bias of the generated items against this move. */
+      against: z.boolean(),
     }),
   ),
 });

@@ -106,7 +106,7 @@ export function decisionsSummary(d: FidelityDecisions): string {
 /** Head and rows of the per-move table of the search's decisions. */
 export function decisionMoveRows(d: FidelityDecisions): { head: string[]; rows: string[][] } {
   return {
-    head: ['move', 'decisions', 'kept', 'confirmed', 'contradicted', 'mean Δ validation', 'mean Δ official'],
+    head: ['move', 'decisions', 'kept', 'confirmed', 'contradicted', 'mean Δ validation', 'mean Δ official', 'official, pooled'],
     rows: d.byMove.map((m) => [
       m.move,
       String(m.decisions),
@@ -115,6 +115,7 @@ export function decisionMoveRows(d: FidelityDecisions): { head: string[]; rows: 
       String(m.disagree),
       formatDelta(m.meanValDelta),
       formatDelta(m.meanOfficialDelta),
+      `${m.official}${m.against ? ', against validation' : ''} (± ${(m.officialSe * 100).toFixed(2)})`,
     ]),
   };
 }
@@ -150,7 +151,9 @@ function decisionsTable(f: FidelityReport): string {
   const contradicted = contradictedRows(d);
   return (
     `<p class="note">${escapeHtml(decisionsSummary(d))}. A contradicted decision is a step the generated validation took ` +
-    'against the official questions: a kept proposal that is officially worse, or a dropped one that is officially better.</p>\n' +
+    'against the official questions: a kept proposal that is officially worse, or a dropped one that is officially better. ' +
+    'A move’s pooled official effect averages its decisions per question; "against validation" marks a move whose ' +
+    'pooled effect is beyond 1.96 standard errors and opposite to its mean validation change.</p>\n' +
     htmlTable(decisionMoveRows(d), 1) +
     (contradicted.rows.length ? htmlTable(contradicted, 3) : '')
   );
