@@ -1,36 +1,29 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { MemoryDesign } from '../sandbox/contract.ts';
 import { SHARD_MIN_QUESTIONS, shardCounts, shardGroups } from '../src/evaluate/eval-shards.ts';
 import { runTimeline } from '../src/evaluate/eval-timeline.ts';
-import { createEvalPool, type EvalPool, type EvaluateOptions } from '../src/evaluate/evaluate.ts';
+import type { EvaluateOptions } from '../src/evaluate/evaluate.ts';
 import { directSandboxFactory } from '../src/isolate/direct-sandbox.ts';
 import { createHostTools } from '../src/isolate/host-tools/host-tools.ts';
 import type { CompiledProgram, SandboxFactory } from '../src/isolate/sandbox-api.ts';
 import type { QuestionTrace } from '../src/scoring/trace.ts';
-import { ANA_DATED_QUESTIONS, compileFile, evaluateAna, FIX } from './helpers/ana-history.ts';
+import { ANA_DATED_QUESTIONS, anaPoolSuite, FIX } from './helpers/ana-history.ts';
 import latestFirst from './fixtures/eval-designs/latest-first.ts';
 import latestFirstAdd from './fixtures/eval-designs/latest-first-add.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const QUESTIONS = ANA_DATED_QUESTIONS;
-const compile = compileFile;
 
-let pool: EvalPool;
-const programs: Record<string, CompiledProgram> = {};
-beforeAll(async () => {
-  pool = createEvalPool({ size: 2 });
-  programs.tiny = await compile(join(FIX, 'designs', 'good', 'tiny-bm25.ts'));
-  programs.base = await compile(join(ROOT, 'seeds', 'base-bm25.ts'));
-  programs.counter = await compile(join(FIX, 'eval-designs', 'asked-counter-add.ts'));
-});
-afterAll(async () => {
-  await pool?.close();
+const { programs, evaluate } = anaPoolSuite({
+  tiny: join(FIX, 'designs', 'good', 'tiny-bm25.ts'),
+  base: join(ROOT, 'seeds', 'base-bm25.ts'),
+  counter: join(FIX, 'eval-designs', 'asked-counter-add.ts'),
 });
 
 function run(program: CompiledProgram, extra: Partial<EvaluateOptions<unknown>> = {}) {
-  return evaluateAna(pool, program, QUESTIONS, extra);
+  return evaluate(program, QUESTIONS, extra);
 }
 
 /** What a question's evaluation found and scored (times and per-question tool counts move with the split). */

@@ -1,33 +1,26 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createEvalPool, type EvalPool, type EvaluateOptions } from '../src/evaluate/evaluate.ts';
+import type { EvaluateOptions } from '../src/evaluate/evaluate.ts';
 import type { History } from '../src/history/record.ts';
 import type { CompiledProgram } from '../src/isolate/sandbox-api.ts';
 import { PoolTaskError } from '../src/pool/pool.ts';
 import type { QuestionTrace } from '../src/scoring/trace.ts';
-import { ANA_DATED_QUESTIONS, anaHistory, anaRecords, compileFile, evaluateAna, FIX } from './helpers/ana-history.ts';
+import { ANA_DATED_QUESTIONS, anaHistory, anaRecords, anaPoolSuite, FIX } from './helpers/ana-history.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const records = anaRecords;
 const history = anaHistory;
 const QUESTIONS = ANA_DATED_QUESTIONS;
-const compile = compileFile;
 
-let pool: EvalPool;
-const programs: Record<string, CompiledProgram> = {};
-beforeAll(async () => {
-  pool = createEvalPool({ size: 2 });
-  programs.tiny = await compile(join(FIX, 'designs', 'good', 'tiny-bm25.ts'));
-  programs.latestAdd = await compile(join(FIX, 'eval-designs', 'latest-first-add.ts'));
-  programs.base = await compile(join(ROOT, 'seeds', 'base-bm25.ts'));
-});
-afterAll(async () => {
-  await pool?.close();
+const { programs, evaluate } = anaPoolSuite({
+  tiny: join(FIX, 'designs', 'good', 'tiny-bm25.ts'),
+  latestAdd: join(FIX, 'eval-designs', 'latest-first-add.ts'),
+  base: join(ROOT, 'seeds', 'base-bm25.ts'),
 });
 
 function run(program: CompiledProgram, extra: Partial<EvaluateOptions<unknown>> = {}, histories: History[] = [history]) {
-  return evaluateAna(pool, program, QUESTIONS, extra, histories);
+  return evaluate(program, QUESTIONS, extra, histories);
 }
 
 /** A trace without its timings (the only part that may differ between two runs). */

@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 import type { SourceRecord } from '../../sandbox/contract.ts';
 import { compileDesign } from '../../src/design/compile.ts';
 import { evalAnswererFrom, evalScorerFrom, summarizeTraces } from '../../src/evaluate/eval-adapters.ts';
-import { type EvalPool, type EvaluateOptions, evaluateProgram } from '../../src/evaluate/evaluate.ts';
+import { afterAll, beforeAll } from 'vitest';
+import { createEvalPool, type EvalPool, type EvaluateOptions, evaluateProgram } from '../../src/evaluate/evaluate.ts';
 import type { History, QAItem } from '../../src/history/record.ts';
 import type { CompiledProgram } from '../../src/isolate/sandbox-api.ts';
 
@@ -69,4 +70,29 @@ export function evaluateAna(
     pool,
     ...extra,
   });
+}
+
+/**
+ * For one test file: a two-process pool started before its tests and closed after them, and the designs at `paths`
+ * compiled by name. `evaluate` runs {@link evaluateAna} on that pool.
+ */
+export function anaPoolSuite(paths: Record<string, string>) {
+  let pool: EvalPool | undefined;
+  const programs: Record<string, CompiledProgram> = {};
+  beforeAll(async () => {
+    pool = createEvalPool({ size: 2 });
+    for (const [name, path] of Object.entries(paths)) programs[name] = await compileFile(path);
+  });
+  afterAll(async () => {
+    await pool?.close();
+  });
+  return {
+    programs,
+    evaluate: (
+      program: CompiledProgram,
+      questions: readonly QAItem[],
+      extra: Partial<EvaluateOptions<unknown>> = {},
+      histories: History[] = [anaHistory],
+    ) => evaluateAna(pool!, program, questions, extra, histories),
+  };
 }
