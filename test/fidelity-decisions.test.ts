@@ -143,4 +143,57 @@ describe('searchDecisions', () => {
     const r = searchDecisions([wrong, twin, twinChild], new Map([...perQuestion, ['h', scores([0, 0, 0, 0])]]));
     expect(r.decisions.map((d) => [d.id, d.parent, d.officialDelta])).toEqual([['h', 'e', -0.125]]);
   });
+
+  describe("where a move's validation change came from", () => {
+    const base = candidate('p', null, 'accepted', 0.5);
+    const one = candidate('q1', 'p', 'rejected', 0.45, { proposer: 'prf' });
+    const two = candidate('q2', 'p', 'rejected', 0.5, { proposer: 'prf' });
+    // a twin of q2, decided against q1: its validation scores are q2's
+    const twinOfTwo = candidate('q3', 'q1', 'rejected', 0.5, { proposer: 'fusion', contentHash: 'hash-q2', sameAs: 'q2' });
+    const official = new Map([
+      ['p', scores([0, 0, 0, 0])],
+      ['q1', scores([0, 0, 0, 0])],
+      ['q2', scores([0, 0, 0, 0])],
+    ]);
+    // items v0, v1 of template "when", v2 of "cue", v3 of "count"
+    const validation = {
+      perItem: new Map([
+        ['p', scores([0.5, 0.5, 0.5, 0.5])],
+        ['q1', scores([0.3, 0.5, 0.2, 0.5])],
+        ['q2', scores([0.1, 0.9, 0.5, 0.5])],
+      ]),
+      templateOf: (k: string) => ({ q0: 'when', q1: 'when', q2: 'cue' })[k],
+    };
+    const r = searchDecisions([base, one, two, twinOfTwo], official, validation);
+    const byMove = new Map(r.byMove.map((m) => [m.move, m]));
+
+    it('splits it by template, the largest share first, and the shares add up to the mean change', () => {
+      // per item, pooled over prf's two decisions: −0.3, +0.2, −0.15, 0; "when" −0.1/4, "cue" −0.15/4; count unchanged
+      const prf = byMove.get('prf')!;
+      expect(prf.valByTemplate).toEqual([
+        { template: 'cue', items: 1, share: expect.closeTo(-0.0375, 12) },
+        { template: 'when', items: 2, share: expect.closeTo(-0.025, 12) },
+      ]);
+      const total = prf.valByTemplate!.reduce((sum, t) => sum + t.share, 0);
+      // the validation fitness here is not the items' mean, but the split is of the items' change
+      expect(total).toBeCloseTo(-0.0625, 12);
+    });
+
+    it("reads a twin's items from its original, and names an item with no template unknown", () => {
+      // q2's items against q1's: −0.2, +0.4, +0.3, 0
+      expect(byMove.get('fusion')!.valByTemplate).toEqual([
+        { template: 'cue', items: 1, share: expect.closeTo(0.075, 12) },
+        { template: 'when', items: 2, share: expect.closeTo(0.05, 12) },
+      ]);
+      expect(searchDecisions([base, one], official, { ...validation, templateOf: () => undefined }).byMove[0]!.valByTemplate).toEqual([
+        { template: 'unknown', items: 4, share: expect.closeTo(-0.125, 12) },
+      ]);
+    });
+
+    it('is left out when a decision has no per-item validation scores', () => {
+      const partial = { ...validation, perItem: new Map([...validation.perItem].filter(([id]) => id !== 'q2')) };
+      expect(searchDecisions([base, one, two], official, partial).byMove[0]!.valByTemplate).toBeUndefined();
+      expect(searchDecisions([base, one], official).byMove[0]).not.toHaveProperty('valByTemplate');
+    });
+  });
 });

@@ -300,6 +300,20 @@ describe('fidelity per validation template', () => {
     expect(FidelityReportSchema.parse(readFidelity(run)).byTemplate).toHaveLength(2);
     expect(renderFidelity(report)).toMatch(/validation template[\s\S]*agrees\s*│\s*5\s*│\s*1\.00[\s\S]*reverses\s*│\s*5\s*│\s*-1\.00/);
     expect(fidelitySection(report)).toContain('<td>reverses</td><td class="num">5</td><td class="num">-1.00</td>');
+    // Both proposals came from the seed with the same move. Their validation change, split by template: each "agrees"
+    // item moved as the official score did (mean of the two), each "reverses" item the other way, 5 of 10 items each.
+    const pooled = (officialOf('top1') - officialOf('seed') + (officialOf('blind') - officialOf('seed'))) / 2;
+    const shares = report.decisions!.byMove[0]!.valByTemplate!;
+    // equal shares either way: by name
+    expect(shares.map((t) => [t.template, t.items])).toEqual([
+      ['agrees', 5],
+      ['reverses', 5],
+    ]);
+    expect(shares.find((t) => t.template === 'agrees')!.share).toBeCloseTo(pooled / 2, 12);
+    expect(shares.find((t) => t.template === 'reverses')!.share).toBeCloseTo(-pooled / 2, 12);
+    expect(renderFidelity(report)).toContain("Where each move's validation change came from");
+    expect(renderFidelity(report)).toMatch(/offline:x\s*│\s*−15\.00 pts\s*│\s*(agrees|reverses) [+−]\d+\.\d\d \(5\), (agrees|reverses)/);
+    expect(fidelitySection(report)).toContain('Where each move&#39;s validation change came from');
     // The two templates cancel (every candidate's mean validation score is 0.5 up to rounding): resampled, the
     // validation ranking is anything, and the interval of τ-b spans the whole range.
     expect(report.tauInterval).toMatchObject({ lower: -1, upper: 1, items: 10, questions: 5 });

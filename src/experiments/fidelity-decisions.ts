@@ -5,7 +5,7 @@
  * over its parent with its official change, and says per proposer move where the generated validation steers the
  * search against the official questions.
  */
-import type { FidelityCandidate, FidelityDecision, FidelityDecisions } from './fidelity-schema.ts';
+import type { FidelityCandidate, FidelityDecision, FidelityDecisions, MoveTemplateShare } from './fidelity-schema.ts';
 
 /** Two-sided 95% normal quantile: an official change within this many paired standard errors is not told apart. */
 const Z = 1.96;
@@ -29,18 +29,60 @@ export function officialVerdict(diffs: readonly number[]): { delta: number; se: 
  * them were scored on. Its standard error is over questions, so decisions that share questions (they all do) are not
  * counted as independent evidence.
  */
-function pooledDiffs(perDecision: ReadonlyArray<ReadonlyMap<string, number>>): number[] {
+function pooledDiffs(perDecision: ReadonlyArray<ReadonlyMap<string, number>>): Map<string, number> {
   const [first, ...rest] = perDecision;
-  if (!first) return [];
-  return [...first].flatMap(([q, d]) => {
-    let sum = d;
-    for (const other of rest) {
-      const x = other.get(q);
-      if (x === undefined) return [];
-      sum += x;
-    }
-    return [sum / perDecision.length];
-  });
+  if (!first) return new Map();
+  return new Map(
+    [...first].flatMap(([q, d]) => {
+      let sum = d;
+      for (const other of rest) {
+        const x = other.get(q);
+        if (x === undefined) return [];
+        sum += x;
+      }
+      return [[q, sum / perDecision.length] as const];
+    }),
+  );
+}
+
+/**
+ * The validation split item by item, to say where each move's validation change comes from: per candidate with a
+ * distinct source, its context recall per item (keys as the official ones: history + id), and each item's generator
+ * template.
+ */
+export interface ValidationItems {
+  perItem: ReadonlyMap<string, ReadonlyMap<string, number>>;
+  templateOf: (key: string) => string | undefined;
+}
+
+/** Per-item differences of two score maps over the items both have. */
+function pairedDiffs(mine: ReadonlyMap<string, number>, theirs: ReadonlyMap<string, number>): Map<string, number> {
+  return new Map(
+    [...mine].flatMap(([q, s]) => {
+      const p = theirs.get(q);
+      return p === undefined ? [] : [[q, s - p] as const];
+    }),
+  );
+}
+
+/**
+ * A move's validation change split by template: its pooled per-item differences summed per template and divided by
+ * all pooled items, so the shares add up to the move's mean validation change. Templates that did not move it are
+ * left out; the largest shares, either way, come first.
+ */
+function templateShares(pooled: ReadonlyMap<string, number>, templateOf: (key: string) => string | undefined): MoveTemplateShare[] {
+  const sums = new Map<string, { items: number; sum: number }>();
+  for (const [q, d] of pooled) {
+    const t = templateOf(q) ?? 'unknown';
+    const g = sums.get(t) ?? { items: 0, sum: 0 };
+    g.items += 1;
+    g.sum += d;
+    sums.set(t, g);
+  }
+  return [...sums]
+    .filter(([, g]) => g.sum !== 0)
+    .map(([template, g]) => ({ template, items: g.items, share: g.sum / pooled.size }))
+    .sort((a, b) => Math.abs(b.share) - Math.abs(a.share) || a.template.localeCompare(b.template));
 }
 
 /**
@@ -48,29 +90,28 @@ function pooledDiffs(perDecision: ReadonlyArray<ReadonlyMap<string, number>>): n
  * per-question scores and with different sources. `perQuestion` maps a candidate with a distinct source (a
  * `sameAs === null` one) to its official score per question; a twin reads its original's. Decisions are in search
  * order; moves come first when validation moved them against their pooled official effect, then by how many decisions
- * the official questions contradict, then by name.
+ * the official questions contradict, then by name. With `validation`, each move's validation change is also split by
+ * the templates of the items that made it.
  */
 export function searchDecisions(
   candidates: readonly FidelityCandidate[],
   perQuestion: ReadonlyMap<string, ReadonlyMap<string, number>>,
+  validation?: ValidationItems,
 ): FidelityDecisions {
   const byId = new Map(candidates.map((c) => [c.id, c]));
   const scoresOf = (c: FidelityCandidate) => perQuestion.get(c.sameAs ?? c.id);
   const decisions: FidelityDecision[] = [];
   // Each decision's official difference per question, for the moves' pooled effects.
   const diffsOf = new Map<FidelityDecision, Map<string, number>>();
+  // And its validation difference per item, when the items are known.
+  const valDiffsOf = new Map<FidelityDecision, Map<string, number>>();
   for (const c of candidates) {
     if (c.parent === null || c.parent === undefined || (c.status !== 'accepted' && c.status !== 'rejected')) continue;
     const parent = byId.get(c.parent);
     const mine = scoresOf(c);
     const theirs = parent ? scoresOf(parent) : undefined;
     if (!parent || !mine || !theirs || parent.contentHash === c.contentHash) continue;
-    const diffs = new Map(
-      [...mine].flatMap(([q, s]) => {
-        const p = theirs.get(q);
-        return p === undefined ? [] : [[q, s - p] as const];
-      }),
-    );
+    const diffs = pairedDiffs(mine, theirs);
     const { delta, se, verdict } = officialVerdict([...diffs.values()]);
     const accepted = c.status === 'accepted';
     const decision: FidelityDecision = {
@@ -86,6 +127,9 @@ export function searchDecisions(
     };
     decisions.push(decision);
     diffsOf.set(decision, diffs);
+    const valMine = validation?.perItem.get(c.sameAs ?? c.id);
+    const valTheirs = validation?.perItem.get(parent.sameAs ?? parent.id);
+    if (valMine && valTheirs) valDiffsOf.set(decision, pairedDiffs(valMine, valTheirs));
   }
   const moves = new Map<string, FidelityDecision[]>();
   for (const d of decisions) {
@@ -96,7 +140,10 @@ export function searchDecisions(
   const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
   const byMove = [...moves].map(([move, ds]) => {
     const meanValDelta = mean(ds.map((d) => d.valDelta));
-    const pooled = officialVerdict(pooledDiffs(ds.map((d) => diffsOf.get(d)!)));
+    const pooled = officialVerdict([...pooledDiffs(ds.map((d) => diffsOf.get(d)!)).values()]);
+    const valDiffs = ds.map((d) => valDiffsOf.get(d));
+    const valByTemplate =
+      validation && valDiffs.every((v) => v !== undefined) ? templateShares(pooledDiffs(valDiffs), validation.templateOf) : undefined;
     return {
       move,
       decisions: ds.length,
@@ -108,6 +155,7 @@ export function searchDecisions(
       officialSe: pooled.se,
       official: pooled.verdict,
       against: (pooled.verdict === 'better' && meanValDelta < 0) || (pooled.verdict === 'worse' && meanValDelta > 0),
+      ...(valByTemplate ? { valByTemplate } : {}),
     };
   });
   byMove.sort((a, b) => Number(b.against) - Number(a.against) || b.disagree - a.disagree || a.move.localeCompare(b.move));

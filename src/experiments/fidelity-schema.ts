@@ -94,6 +94,19 @@ export const FidelityDecisionSchema = z.object({
 });
 export type FidelityDecision = z.infer<typeof FidelityDecisionSchema>;
 
+/**
+ * One template's share of a move's validation change: the sum of the move's per-item validation differences (pooled
+ * over its decisions) on that template's items, divided by all the items. The shares of a move add up to its mean
+ * validation change, so they say which generated items pushed the search for or against the move.
+ */
+export const MoveTemplateShareSchema = z.object({
+  template: z.string(),
+  /** Validation items of this template the move's decisions were scored on. */
+  items: z.number().int().positive(),
+  share: z.number(),
+});
+export type MoveTemplateShare = z.infer<typeof MoveTemplateShareSchema>;
+
 /** The search's decisions replayed on official scores, in all and per proposer move. */
 export const FidelityDecisionsSchema = z.object({
   decisions: z.array(FidelityDecisionSchema),
@@ -118,6 +131,12 @@ export const FidelityDecisionsSchema = z.object({
       official: z.enum(['better', 'worse', 'unclear']),
       /** Validation moved it the other way on average: a systematic bias of the generated items against this move. */
       against: z.boolean(),
+      /**
+       * Where the validation change came from, per template of the validation items, largest shares first (templates
+       * with no change left out). Absent when the run's objective is not context recall, when its supervision file is
+       * gone, and in reports written before it existed.
+       */
+      valByTemplate: z.array(MoveTemplateShareSchema).optional(),
     }),
   ),
 });

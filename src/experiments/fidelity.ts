@@ -23,7 +23,7 @@ import { historySplit } from './dev-subsets.ts';
 import { officialQuestions } from './official-eval.ts';
 import { agreementOf, groupAgreement, officialCeiling, splitHalfReliability, tauInterval, type Agreement } from './fidelity-stats.ts';
 import { MetricsSchema, type Metrics } from './schemas.ts';
-import { searchDecisions } from './fidelity-decisions.ts';
+import { searchDecisions, type ValidationItems } from './fidelity-decisions.ts';
 import { FIDELITY_FILE, FidelityReportSchema, type FidelityCandidate, type FidelityReport } from './fidelity-schema.ts';
 import { partScoresFromSummary } from './scores.ts';
 
@@ -128,26 +128,32 @@ function validationScores(archive: Archive, id: string): Map<string, number> | u
 }
 
 /**
- * Per template of the run's validation items, how the candidates' scores on them rank the candidates against the
- * official context recall. `validation[i]` is distinct candidate i's per-item validation scores (read once by the
- * caller, only under the evidence objective); every candidate needs them, and the run's supervision file must still
- * be there (for each item's template).
+ * The generator template of each of the run's validation items (history + id; an item's `checks.template`, else its
+ * question type), or null when the run's supervision file is no longer there.
  */
-function templateAgreement(
-  archive: Archive,
-  distinct: readonly FidelityCandidate[],
-  validation: ReadonlyArray<Map<string, number> | undefined>,
-): ReturnType<typeof groupAgreement> | null {
+function validationTemplates(archive: Archive): Map<string, string> | null {
   const supervision = archive.manifest.config.supervision;
   if (typeof supervision !== 'string' || !existsSync(supervision)) return null;
-  const rows = distinct.map((c, i) => ({ official: c.official?.contextRecall, perItem: validation[i] }));
-  if (rows.some((r) => r.perItem === undefined || r.official === null || r.official === undefined)) return null;
-  const templateOf = new Map<string, string>(
+  return new Map<string, string>(
     readJsonl(supervision, QAItemSchema).map((q) => {
       const t = q.checks?.template;
       return [`${q.history}\u0000${q.id}`, typeof t === 'string' ? t : (q.category ?? 'unknown')];
     }),
   );
+}
+
+/**
+ * Per template of the run's validation items, how the candidates' scores on them rank the candidates against the
+ * official context recall. `validation[i]` is distinct candidate i's per-item validation scores (read once by the
+ * caller, only under the evidence objective); every candidate needs them.
+ */
+function templateAgreement(
+  templateOf: ReadonlyMap<string, string>,
+  distinct: readonly FidelityCandidate[],
+  validation: ReadonlyArray<Map<string, number> | undefined>,
+): ReturnType<typeof groupAgreement> | null {
+  const rows = distinct.map((c, i) => ({ official: c.official?.contextRecall, perItem: validation[i] }));
+  if (rows.some((r) => r.perItem === undefined || r.official === null || r.official === undefined)) return null;
   return groupAgreement(
     rows.map((r) => ({ official: r.official!, perItem: r.perItem! })),
     (k) => templateOf.get(k),
@@ -291,6 +297,14 @@ async function fidelityOf(dir: string, runDir: string, options: FidelityOptions)
   // Per-question scores over the questions every candidate has, built once for the statistics that resample them.
   const officialMatrix = sharedMatrix(distinct.map((c) => perQuestion.get(c.id)));
   const validationMatrix = validation ? sharedMatrix(validation) : null;
+  const templateOf = validation ? validationTemplates(archive) : null;
+  const validationItems: ValidationItems | undefined =
+    validation && templateOf
+      ? {
+          perItem: new Map(distinct.flatMap((c, i) => (validation[i] ? [[c.id, validation[i]] as const] : []))),
+          templateOf: (k) => templateOf.get(k),
+        }
+      : undefined;
   const report = FidelityReportSchema.parse({
     format: 1,
     run: archive.manifest.run,
@@ -318,8 +332,8 @@ async function fidelityOf(dir: string, runDir: string, options: FidelityOptions)
     },
     officialCeiling: officialMatrix ? officialCeiling(officialMatrix) : null,
     tauInterval: validationMatrix && officialMatrix ? tauInterval(validationMatrix, officialMatrix) : null,
-    byTemplate: validation ? templateAgreement(archive, distinct, validation) : null,
-    decisions: officialMatrix ? searchDecisions(candidates, scoredPerQuestion) : null,
+    byTemplate: validation && templateOf ? templateAgreement(templateOf, distinct, validation) : null,
+    decisions: officialMatrix ? searchDecisions(candidates, scoredPerQuestion, validationItems) : null,
   });
   writeFileAtomic(join(dir, FIDELITY_FILE), `${JSON.stringify(report, null, 2)}\n`);
   return report;

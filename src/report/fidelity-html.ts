@@ -120,6 +120,34 @@ export function decisionMoveRows(d: FidelityDecisions): { head: string[]; rows: 
   };
 }
 
+/** How many templates a move's row names; the rest of its change is summed as "others". */
+const TOP_TEMPLATES = 3;
+
+/** Points with their sign, without the unit: "−0.63". */
+function signedPoints(x: number): string {
+  const pts = x * 100;
+  return `${pts >= 0 ? '+' : '−'}${Math.abs(pts).toFixed(2)}`;
+}
+
+/**
+ * Head and rows of where each move's validation change came from: the templates whose items moved it most (their
+ * share of the change, in points), and the rest together. Moves without the split (older reports, other objectives)
+ * are left out.
+ */
+export function moveTemplateRows(d: FidelityDecisions): { head: string[]; rows: string[][] } {
+  return {
+    head: ['move', 'mean Δ validation', `from the templates that moved it most (points of the change, items)`],
+    rows: d.byMove.flatMap((m) => {
+      if (!m.valByTemplate?.length) return [];
+      const top = m.valByTemplate.slice(0, TOP_TEMPLATES);
+      const rest = m.valByTemplate.slice(TOP_TEMPLATES).reduce((sum, t) => sum + t.share, 0);
+      const parts = top.map((t) => `${t.template} ${signedPoints(t.share)} (${t.items})`);
+      if (m.valByTemplate.length > TOP_TEMPLATES) parts.push(`others ${signedPoints(rest)}`);
+      return [[m.move, formatDelta(m.meanValDelta), parts.join(', ')]];
+    }),
+  };
+}
+
 /** Head and rows of the decisions the official questions contradict: where the validation split steered wrong. */
 export function contradictedRows(d: FidelityDecisions): { head: string[]; rows: string[][] } {
   return {
@@ -144,18 +172,25 @@ function htmlTable(t: { head: string[]; rows: string[][] }, numericFrom: number)
   );
 }
 
+/** What the table of {@link moveTemplateRows} shows, for the terminal and the page alike. */
+export const TEMPLATE_SHARES_NOTE =
+  "Where each move's validation change came from: its per-item validation differences, averaged over its decisions, " +
+  'summed per template of the validation items and divided by all of them, so a move’s shares add up to its mean change';
+
 /** The search's decisions replayed on official scores, when the report has them. */
 function decisionsTable(f: FidelityReport): string {
   const d = f.decisions;
   if (!d?.decisions.length) return '';
   const contradicted = contradictedRows(d);
+  const fromTemplates = moveTemplateRows(d);
   return (
     `<p class="note">${escapeHtml(decisionsSummary(d))}. A contradicted decision is a step the generated validation took ` +
     'against the official questions: a kept proposal that is officially worse, or a dropped one that is officially better. ' +
     'A move’s pooled official effect averages its decisions per question; "against validation" marks a move whose ' +
     'pooled effect is beyond 1.96 standard errors and opposite to its mean validation change.</p>\n' +
     htmlTable(decisionMoveRows(d), 1) +
-    (contradicted.rows.length ? htmlTable(contradicted, 3) : '')
+    (contradicted.rows.length ? htmlTable(contradicted, 3) : '') +
+    (fromTemplates.rows.length ? `<p class="note">${escapeHtml(TEMPLATE_SHARES_NOTE)}</p>\n${htmlTable(fromTemplates, 1)}` : '')
   );
 }
 

@@ -11,6 +11,8 @@ import type { FidelityReport } from '../../experiments/fidelity-schema.ts';
 import {
   contradictedRows,
   decisionMoveRows,
+  moveTemplateRows,
+  TEMPLATE_SHARES_NOTE,
   decisionsSummary,
   formatCeiling,
   formatCorrelation,
@@ -117,12 +119,14 @@ export function renderFidelity(f: FidelityReport): string {
   }
   if (f.decisions?.decisions.length) {
     lines.push(`${decisionsSummary(f.decisions)}:`);
-    for (const part of [decisionMoveRows(f.decisions), contradictedRows(f.decisions)]) {
-      if (part.rows.length === 0) continue;
+    const table = (part: { head: string[]; rows: string[][] }) => {
       const d = new Table({ head: part.head, style: { head: [], border: [], compact: true } });
       for (const r of part.rows) d.push(r);
-      lines.push(d.toString());
-    }
+      return d.toString();
+    };
+    for (const part of [decisionMoveRows(f.decisions), contradictedRows(f.decisions)]) if (part.rows.length) lines.push(table(part));
+    const shares = moveTemplateRows(f.decisions);
+    if (shares.rows.length) lines.push(`${TEMPLATE_SHARES_NOTE}:`, table(shares));
   }
   const t = new Table({
     head: ['program', 'iter', 'status', 'val fitness', 'official ctx recall', 'official R@10', ''],
