@@ -116,6 +116,24 @@ describe('searchDecisions', () => {
     ]);
   });
 
+  it("splits each move's pooled official change by category of the official questions, adding up to it", () => {
+    const byCategory = searchDecisions([seed, good, missed, wrong, flat, twin, open, orphan], perQuestion, {
+      officialCategoryOf: (k) => (k === 'q0' || k === 'q1' ? 'single-hop' : k === 'q2' ? 'temporal' : undefined),
+    });
+    const bridges = byCategory.byMove.find((m) => m.move === 'bridges')!;
+    // pooled per question 0.75, 0.25, 0.25, 0: single-hop 1/4, temporal 0.25/4, the question without a category unchanged
+    expect(bridges.officialByCategory).toEqual([
+      { group: 'single-hop', items: 2, share: expect.closeTo(0.25, 12) },
+      { group: 'temporal', items: 1, share: expect.closeTo(0.0625, 12) },
+    ]);
+    expect(bridges.officialByCategory!.reduce((sum, g) => sum + g.share, 0)).toBeCloseTo(bridges.meanOfficialDelta, 12);
+    // packing: 0, 0, 0, 0.25 on the fourth question, which has no category
+    expect(byCategory.byMove.find((m) => m.move === 'packing')!.officialByCategory).toEqual([
+      { group: 'unknown', items: 1, share: expect.closeTo(0.0625, 12) },
+    ]);
+    expect(report.byMove[0]).not.toHaveProperty('officialByCategory');
+  });
+
   it('puts first a move validation marks down while the official questions, pooled, mark it up', () => {
     const base = candidate('p', null, 'accepted', 0.5);
     const one = candidate('q1', 'p', 'rejected', 0.45, { proposer: 'prf' });
@@ -164,15 +182,15 @@ describe('searchDecisions', () => {
       ]),
       templateOf: (k: string) => ({ q0: 'when', q1: 'when', q2: 'cue' })[k],
     };
-    const r = searchDecisions([base, one, two, twinOfTwo], official, validation);
+    const r = searchDecisions([base, one, two, twinOfTwo], official, { validation });
     const byMove = new Map(r.byMove.map((m) => [m.move, m]));
 
     it('splits it by template, the largest share first, and the shares add up to the mean change', () => {
       // per item, pooled over prf's two decisions: −0.3, +0.2, −0.15, 0; "when" −0.1/4, "cue" −0.15/4; count unchanged
       const prf = byMove.get('prf')!;
       expect(prf.valByTemplate).toEqual([
-        { template: 'cue', items: 1, share: expect.closeTo(-0.0375, 12) },
-        { template: 'when', items: 2, share: expect.closeTo(-0.025, 12) },
+        { group: 'cue', items: 1, share: expect.closeTo(-0.0375, 12) },
+        { group: 'when', items: 2, share: expect.closeTo(-0.025, 12) },
       ]);
       const total = prf.valByTemplate!.reduce((sum, t) => sum + t.share, 0);
       // the validation fitness here is not the items' mean, but the split is of the items' change
@@ -182,17 +200,17 @@ describe('searchDecisions', () => {
     it("reads a twin's items from its original, and names an item with no template unknown", () => {
       // q2's items against q1's: −0.2, +0.4, +0.3, 0
       expect(byMove.get('fusion')!.valByTemplate).toEqual([
-        { template: 'cue', items: 1, share: expect.closeTo(0.075, 12) },
-        { template: 'when', items: 2, share: expect.closeTo(0.05, 12) },
+        { group: 'cue', items: 1, share: expect.closeTo(0.075, 12) },
+        { group: 'when', items: 2, share: expect.closeTo(0.05, 12) },
       ]);
-      expect(searchDecisions([base, one], official, { ...validation, templateOf: () => undefined }).byMove[0]!.valByTemplate).toEqual([
-        { template: 'unknown', items: 4, share: expect.closeTo(-0.125, 12) },
-      ]);
+      expect(
+        searchDecisions([base, one], official, { validation: { ...validation, templateOf: () => undefined } }).byMove[0]!.valByTemplate,
+      ).toEqual([{ group: 'unknown', items: 4, share: expect.closeTo(-0.125, 12) }]);
     });
 
     it('is left out when a decision has no per-item validation scores', () => {
       const partial = { ...validation, perItem: new Map([...validation.perItem].filter(([id]) => id !== 'q2')) };
-      expect(searchDecisions([base, one, two], official, partial).byMove[0]!.valByTemplate).toBeUndefined();
+      expect(searchDecisions([base, one, two], official, { validation: partial }).byMove[0]!.valByTemplate).toBeUndefined();
       expect(searchDecisions([base, one], official).byMove[0]).not.toHaveProperty('valByTemplate');
     });
   });

@@ -164,6 +164,13 @@ describe('computeFidelity', () => {
     expect(d.decisions[1]!.officialDelta).toBeCloseTo(-ctx(ids.top1), 12);
     expect(d.agree + d.disagree + d.unclear).toBe(2);
     expect(d.byMove.map((m) => m.move).sort()).toEqual(['offline:set-constant', 'offline:x']);
+    // each move's official change split by the LoCoMo categories of the questions, adding up to it
+    for (const m of d.byMove) {
+      const decision = d.decisions.find((x) => x.move === m.move)!;
+      expect(m.officialByCategory!.reduce((sum, g) => sum + g.share, 0)).toBeCloseTo(decision.officialDelta, 12);
+      expect(m.officialByCategory!.every((g) => /^[1-5]$/.test(g.group))).toBe(true);
+    }
+    expect(d.byMove.find((m) => m.move === 'offline:x')!.officialByCategory!.length).toBeGreaterThan(0);
   });
 
   it('writes fidelity.json (valid) and leaves the archive as it was', () => {
@@ -195,6 +202,8 @@ describe('memsteer report --fidelity', () => {
     expect(html).toContain('The most any validation set could reach against these official questions');
     expect(io.stdout).toContain("The search's 2 decisions replayed on official context recall");
     expect(html).toContain('The search&#39;s 2 decisions replayed on official context recall');
+    expect(io.stdout).toContain("Where each move's official change came from");
+    expect(html).toContain('Where each move&#39;s official change came from');
   });
 
   it('--json prints the fidelity report', async () => {
@@ -305,12 +314,12 @@ describe('fidelity per validation template', () => {
     const pooled = (officialOf('top1') - officialOf('seed') + (officialOf('blind') - officialOf('seed'))) / 2;
     const shares = report.decisions!.byMove[0]!.valByTemplate!;
     // equal shares either way: by name
-    expect(shares.map((t) => [t.template, t.items])).toEqual([
+    expect(shares.map((t) => [t.group, t.items])).toEqual([
       ['agrees', 5],
       ['reverses', 5],
     ]);
-    expect(shares.find((t) => t.template === 'agrees')!.share).toBeCloseTo(pooled / 2, 12);
-    expect(shares.find((t) => t.template === 'reverses')!.share).toBeCloseTo(-pooled / 2, 12);
+    expect(shares.find((t) => t.group === 'agrees')!.share).toBeCloseTo(pooled / 2, 12);
+    expect(shares.find((t) => t.group === 'reverses')!.share).toBeCloseTo(-pooled / 2, 12);
     expect(renderFidelity(report)).toContain("Where each move's validation change came from");
     expect(renderFidelity(report)).toMatch(/offline:x\s*│\s*−15\.00 pts\s*│\s*(agrees|reverses) [+−]\d+\.\d\d \(5\), (agrees|reverses)/);
     expect(fidelitySection(report)).toContain('Where each move&#39;s validation change came from');

@@ -5,7 +5,7 @@
  * over its parent with its official change, and says per proposer move where the generated validation steers the
  * search against the official questions.
  */
-import type { FidelityCandidate, FidelityDecision, FidelityDecisions, MoveTemplateShare } from './fidelity-schema.ts';
+import type { FidelityCandidate, FidelityDecision, FidelityDecisions, MoveShare } from './fidelity-schema.ts';
 
 /** Two-sided 95% normal quantile: an official change within this many paired standard errors is not told apart. */
 const Z = 1.96;
@@ -66,14 +66,14 @@ function pairedDiffs(mine: ReadonlyMap<string, number>, theirs: ReadonlyMap<stri
 }
 
 /**
- * A move's validation change split by template: its pooled per-item differences summed per template and divided by
- * all pooled items, so the shares add up to the move's mean validation change. Templates that did not move it are
- * left out; the largest shares, either way, come first.
+ * A move's pooled change split by group (template or category): its per-item differences summed per group and divided
+ * by all of them, so the shares add up to the pooled change. Groups that did not move it are left out; the largest
+ * shares, either way, come first.
  */
-function templateShares(pooled: ReadonlyMap<string, number>, templateOf: (key: string) => string | undefined): MoveTemplateShare[] {
+function groupShares(pooled: ReadonlyMap<string, number>, groupOf: (key: string) => string | undefined): MoveShare[] {
   const sums = new Map<string, { items: number; sum: number }>();
   for (const [q, d] of pooled) {
-    const t = templateOf(q) ?? 'unknown';
+    const t = groupOf(q) ?? 'unknown';
     const g = sums.get(t) ?? { items: 0, sum: 0 };
     g.items += 1;
     g.sum += d;
@@ -81,8 +81,8 @@ function templateShares(pooled: ReadonlyMap<string, number>, templateOf: (key: s
   }
   return [...sums]
     .filter(([, g]) => g.sum !== 0)
-    .map(([template, g]) => ({ template, items: g.items, share: g.sum / pooled.size }))
-    .sort((a, b) => Math.abs(b.share) - Math.abs(a.share) || a.template.localeCompare(b.template));
+    .map(([group, g]) => ({ group, items: g.items, share: g.sum / pooled.size }))
+    .sort((a, b) => Math.abs(b.share) - Math.abs(a.share) || a.group.localeCompare(b.group));
 }
 
 /**
@@ -90,14 +90,16 @@ function templateShares(pooled: ReadonlyMap<string, number>, templateOf: (key: s
  * per-question scores and with different sources. `perQuestion` maps a candidate with a distinct source (a
  * `sameAs === null` one) to its official score per question; a twin reads its original's. Decisions are in search
  * order; moves come first when validation moved them against their pooled official effect, then by how many decisions
- * the official questions contradict, then by name. With `validation`, each move's validation change is also split by
- * the templates of the items that made it.
+ * the official questions contradict, then by name. With `split.validation`, each move's validation change is also split
+ * by the templates of the items that made it; with `split.officialCategoryOf`, its pooled official change by the
+ * categories of the official questions.
  */
 export function searchDecisions(
   candidates: readonly FidelityCandidate[],
   perQuestion: ReadonlyMap<string, ReadonlyMap<string, number>>,
-  validation?: ValidationItems,
+  split: { validation?: ValidationItems; officialCategoryOf?: (key: string) => string | undefined } = {},
 ): FidelityDecisions {
+  const { validation, officialCategoryOf } = split;
   const byId = new Map(candidates.map((c) => [c.id, c]));
   const scoresOf = (c: FidelityCandidate) => perQuestion.get(c.sameAs ?? c.id);
   const decisions: FidelityDecision[] = [];
@@ -140,10 +142,11 @@ export function searchDecisions(
   const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
   const byMove = [...moves].map(([move, ds]) => {
     const meanValDelta = mean(ds.map((d) => d.valDelta));
-    const pooled = officialVerdict([...pooledDiffs(ds.map((d) => diffsOf.get(d)!)).values()]);
+    const officialPooled = pooledDiffs(ds.map((d) => diffsOf.get(d)!));
+    const pooled = officialVerdict([...officialPooled.values()]);
     const valDiffs = ds.map((d) => valDiffsOf.get(d));
     const valByTemplate =
-      validation && valDiffs.every((v) => v !== undefined) ? templateShares(pooledDiffs(valDiffs), validation.templateOf) : undefined;
+      validation && valDiffs.every((v) => v !== undefined) ? groupShares(pooledDiffs(valDiffs), validation.templateOf) : undefined;
     return {
       move,
       decisions: ds.length,
@@ -156,6 +159,7 @@ export function searchDecisions(
       official: pooled.verdict,
       against: (pooled.verdict === 'better' && meanValDelta < 0) || (pooled.verdict === 'worse' && meanValDelta > 0),
       ...(valByTemplate ? { valByTemplate } : {}),
+      ...(officialCategoryOf ? { officialByCategory: groupShares(officialPooled, officialCategoryOf) } : {}),
     };
   });
   byMove.sort((a, b) => Number(b.against) - Number(a.against) || b.disagree - a.disagree || a.move.localeCompare(b.move));

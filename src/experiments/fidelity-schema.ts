@@ -95,17 +95,19 @@ export const FidelityDecisionSchema = z.object({
 export type FidelityDecision = z.infer<typeof FidelityDecisionSchema>;
 
 /**
- * One template's share of a move's validation change: the sum of the move's per-item validation differences (pooled
- * over its decisions) on that template's items, divided by all the items. The shares of a move add up to its mean
- * validation change, so they say which generated items pushed the search for or against the move.
+ * One group's share of a move's change: the sum of the move's per-item differences (pooled over its decisions) on the
+ * group's items, divided by all the items. A move's shares add up to its pooled change, so they say which items pushed
+ * it: per template of the validation items (which generated items pushed the search for or against the move), per
+ * category of the official questions (which of them the move helps or hurts).
  */
-export const MoveTemplateShareSchema = z.object({
-  template: z.string(),
-  /** Validation items of this template the move's decisions were scored on. */
+export const MoveShareSchema = z.object({
+  /** The validation items' template, or the official questions' category. */
+  group: z.string(),
+  /** Items of this group the move's decisions were scored on. */
   items: z.number().int().positive(),
   share: z.number(),
 });
-export type MoveTemplateShare = z.infer<typeof MoveTemplateShareSchema>;
+export type MoveShare = z.infer<typeof MoveShareSchema>;
 
 /** The search's decisions replayed on official scores, in all and per proposer move. */
 export const FidelityDecisionsSchema = z.object({
@@ -136,7 +138,12 @@ export const FidelityDecisionsSchema = z.object({
        * with no change left out). Absent when the run's objective is not context recall, when its supervision file is
        * gone, and in reports written before it existed.
        */
-      valByTemplate: z.array(MoveTemplateShareSchema).optional(),
+      valByTemplate: z.array(MoveShareSchema).optional(),
+      /**
+       * Where the pooled official change came from, per category of the official questions (`unknown` for one without),
+       * largest shares first. Absent in reports written before it existed.
+       */
+      officialByCategory: z.array(MoveShareSchema).optional(),
     }),
   ),
 });

@@ -298,6 +298,7 @@ async function fidelityOf(dir: string, runDir: string, options: FidelityOptions)
   const officialMatrix = sharedMatrix(distinct.map((c) => perQuestion.get(c.id)));
   const validationMatrix = validation ? sharedMatrix(validation) : null;
   const templateOf = validation ? validationTemplates(archive) : null;
+  const categoryOf = new Map(questions.map((q) => [`${q.history}\u0000${q.id}`, q.category ?? 'unknown']));
   const validationItems: ValidationItems | undefined =
     validation && templateOf
       ? {
@@ -333,7 +334,12 @@ async function fidelityOf(dir: string, runDir: string, options: FidelityOptions)
     officialCeiling: officialMatrix ? officialCeiling(officialMatrix) : null,
     tauInterval: validationMatrix && officialMatrix ? tauInterval(validationMatrix, officialMatrix) : null,
     byTemplate: validation && templateOf ? templateAgreement(templateOf, distinct, validation) : null,
-    decisions: officialMatrix ? searchDecisions(candidates, scoredPerQuestion, validationItems) : null,
+    decisions: officialMatrix
+      ? searchDecisions(candidates, scoredPerQuestion, {
+          ...(validationItems ? { validation: validationItems } : {}),
+          officialCategoryOf: (k) => categoryOf.get(k),
+        })
+      : null,
   });
   writeFileAtomic(join(dir, FIDELITY_FILE), `${JSON.stringify(report, null, 2)}\n`);
   return report;

@@ -120,8 +120,8 @@ export function decisionMoveRows(d: FidelityDecisions): { head: string[]; rows: 
   };
 }
 
-/** How many templates a move's row names; the rest of its change is summed as "others". */
-const TOP_TEMPLATES = 3;
+/** How many groups a move's row names; the rest of its change is summed as "others". */
+const TOP_GROUPS = 3;
 
 /** Points with their sign, without the unit: "−0.63". */
 function signedPoints(x: number): string {
@@ -129,21 +129,37 @@ function signedPoints(x: number): string {
   return `${pts >= 0 ? '+' : '−'}${Math.abs(pts).toFixed(2)}`;
 }
 
+/** The two splits of a move's change: its validation change by template, its pooled official change by category. */
+export const MOVE_SHARES = {
+  validation: {
+    note:
+      "Where each move's validation change came from: its per-item validation differences, averaged over its decisions, " +
+      'summed per template of the validation items and divided by all of them, so a move’s shares add up to its mean change',
+    head: ['move', 'mean Δ validation', 'from the templates that moved it most (points of the change, items)'],
+  },
+  official: {
+    note:
+      "Where each move's official change came from: its per-question official differences, averaged over its decisions, " +
+      'summed per category of the official questions and divided by all of them, so a move’s shares add up to its pooled change',
+    head: ['move', 'Δ official, pooled', 'from the categories that moved it most (points of the change, questions)'],
+  },
+} as const;
+
 /**
- * Head and rows of where each move's validation change came from: the templates whose items moved it most (their
- * share of the change, in points), and the rest together. Moves without the split (older reports, other objectives)
- * are left out.
+ * Head and rows of where each move's change came from (see {@link MOVE_SHARES}): the groups whose items moved it most
+ * (their share of the change, in points), and the rest together. Moves without the split (older reports, other
+ * objectives) are left out.
  */
-export function moveTemplateRows(d: FidelityDecisions): { head: string[]; rows: string[][] } {
+export function moveShareRows(d: FidelityDecisions, which: keyof typeof MOVE_SHARES): { head: string[]; rows: string[][] } {
   return {
-    head: ['move', 'mean Δ validation', `from the templates that moved it most (points of the change, items)`],
+    head: [...MOVE_SHARES[which].head],
     rows: d.byMove.flatMap((m) => {
-      if (!m.valByTemplate?.length) return [];
-      const top = m.valByTemplate.slice(0, TOP_TEMPLATES);
-      const rest = m.valByTemplate.slice(TOP_TEMPLATES).reduce((sum, t) => sum + t.share, 0);
-      const parts = top.map((t) => `${t.template} ${signedPoints(t.share)} (${t.items})`);
-      if (m.valByTemplate.length > TOP_TEMPLATES) parts.push(`others ${signedPoints(rest)}`);
-      return [[m.move, formatDelta(m.meanValDelta), parts.join(', ')]];
+      const shares = which === 'validation' ? m.valByTemplate : m.officialByCategory;
+      if (!shares?.length) return [];
+      const sum = (xs: typeof shares) => xs.reduce((total, t) => total + t.share, 0);
+      const parts = shares.slice(0, TOP_GROUPS).map((t) => `${t.group} ${signedPoints(t.share)} (${t.items})`);
+      if (shares.length > TOP_GROUPS) parts.push(`others ${signedPoints(sum(shares.slice(TOP_GROUPS)))}`);
+      return [[m.move, formatDelta(which === 'validation' ? m.meanValDelta : sum(shares)), parts.join(', ')]];
     }),
   };
 }
@@ -172,17 +188,11 @@ function htmlTable(t: { head: string[]; rows: string[][] }, numericFrom: number)
   );
 }
 
-/** What the table of {@link moveTemplateRows} shows, for the terminal and the page alike. */
-export const TEMPLATE_SHARES_NOTE =
-  "Where each move's validation change came from: its per-item validation differences, averaged over its decisions, " +
-  'summed per template of the validation items and divided by all of them, so a move’s shares add up to its mean change';
-
 /** The search's decisions replayed on official scores, when the report has them. */
 function decisionsTable(f: FidelityReport): string {
   const d = f.decisions;
   if (!d?.decisions.length) return '';
   const contradicted = contradictedRows(d);
-  const fromTemplates = moveTemplateRows(d);
   return (
     `<p class="note">${escapeHtml(decisionsSummary(d))}. A contradicted decision is a step the generated validation took ` +
     'against the official questions: a kept proposal that is officially worse, or a dropped one that is officially better. ' +
@@ -190,7 +200,12 @@ function decisionsTable(f: FidelityReport): string {
     'pooled effect is beyond 1.96 standard errors and opposite to its mean validation change.</p>\n' +
     htmlTable(decisionMoveRows(d), 1) +
     (contradicted.rows.length ? htmlTable(contradicted, 3) : '') +
-    (fromTemplates.rows.length ? `<p class="note">${escapeHtml(TEMPLATE_SHARES_NOTE)}</p>\n${htmlTable(fromTemplates, 1)}` : '')
+    (['validation', 'official'] as const)
+      .map((which) => {
+        const t = moveShareRows(d, which);
+        return t.rows.length ? `<p class="note">${escapeHtml(MOVE_SHARES[which].note)}</p>\n${htmlTable(t, 1)}` : '';
+      })
+      .join('')
   );
 }
 

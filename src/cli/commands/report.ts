@@ -11,8 +11,8 @@ import type { FidelityReport } from '../../experiments/fidelity-schema.ts';
 import {
   contradictedRows,
   decisionMoveRows,
-  moveTemplateRows,
-  TEMPLATE_SHARES_NOTE,
+  MOVE_SHARES,
+  moveShareRows,
   decisionsSummary,
   formatCeiling,
   formatCorrelation,
@@ -125,8 +125,10 @@ export function renderFidelity(f: FidelityReport): string {
       return d.toString();
     };
     for (const part of [decisionMoveRows(f.decisions), contradictedRows(f.decisions)]) if (part.rows.length) lines.push(table(part));
-    const shares = moveTemplateRows(f.decisions);
-    if (shares.rows.length) lines.push(`${TEMPLATE_SHARES_NOTE}:`, table(shares));
+    for (const which of ['validation', 'official'] as const) {
+      const shares = moveShareRows(f.decisions, which);
+      if (shares.rows.length) lines.push(`${MOVE_SHARES[which].note}:`, table(shares));
+    }
   }
   const t = new Table({
     head: ['program', 'iter', 'status', 'val fitness', 'official ctx recall', 'official R@10', ''],
