@@ -21,6 +21,7 @@ import { before, daysDone, eventDayIn, eventPhrase, readDaysAfter } from './rule
 import { readDescription } from './rule-based/descriptions.ts';
 import { feelingsAbout, parseFeelingQuestion } from './rule-based/feelings.ts';
 import { aboutUser } from './rule-based/voice.ts';
+import { kindPhrase as documentKind } from './rule-based/document-description.ts';
 import { readCompanionPremise } from './rule-based/companions.ts';
 import { isTopicWord } from './rule-based/cues.ts';
 import { mailboxOwner, roleRange, whoAt } from './rule-based/speakers.ts';
@@ -576,6 +577,40 @@ function readStructure(rest: string, pool: readonly SourceRecord[], records: rea
   return cellOf(tables, cell[1]!, cell[2]!);
 }
 
+/** "In my meal preparation note from February 2024, <a question about its sections>" (document-description.ts). */
+const MY_DOCUMENT = /^In my (.+?) from ([A-Z][a-z]+ \d{4}), (.+)$/;
+
+/**
+ * Reads a question about the user's own document named by its kind and month: among the documents of that month in
+ * the records (those whose title the records hold must have that kind), the one where the rest of the question reads
+ * to an answer. Unanswerable when none does, or more than one.
+ */
+function readMyDocument(m: RegExpExecArray, records: readonly SourceRecord[]): BlindReading {
+  const [, kind, month, rest] = m as unknown as [string, string, string, string];
+  const [name, year] = month.split(' ') as [string, string];
+  const monthNo = monthNumber(name);
+  if (!monthNo) return UNANSWERABLE;
+  const prefix = `${year}-${String(monthNo).padStart(2, '0')}`;
+  const documents = new Map<string, SourceRecord[]>();
+  for (const r of records) {
+    if (r.kind !== 'document' || r.thread === undefined || !recordDate(r)?.startsWith(prefix)) continue;
+    documents.set(r.thread, [...(documents.get(r.thread) ?? []), r]);
+  }
+  const asked = rest.replace(/^./, (ch) => ch.toUpperCase());
+  const readings = [...documents.values()].flatMap((sections) => {
+    // The title is the first section's heading, or what a top-level section's parent id names after the file.
+    const first = sections.find((r) => sectionPlace(r)?.section === 1);
+    const top = sections.find((r) => sectionPlace(r)?.level === 2)?.meta?.parent;
+    const title = first?.title ?? (typeof top === 'string' ? top.slice(`${sections[0]!.thread}:`.length) : undefined);
+    if (title !== undefined && documentKind(title) !== kind) return [];
+    const reading = readStructure(asked, sections, records);
+    if (!reading?.answerable) return [];
+    // The title section, when read to tell the document's kind, is part of what the answer rests on.
+    return [first && !reading.citations.includes(first.id) ? { ...reading, citations: [first.id, ...reading.citations] } : reading];
+  });
+  return readings.length === 1 ? readings[0]! : UNANSWERABLE;
+}
+
 /** The section right `direction` of the one section in `named`, read from the outline `records` carry. */
 function sectionBeside(named: readonly SourceRecord[], records: readonly SourceRecord[], direction: 'after' | 'before'): BlindReading {
   if (named.length !== 1) return UNANSWERABLE;
@@ -591,7 +626,8 @@ function sectionBeside(named: readonly SourceRecord[], records: readonly SourceR
  * found for A and for B; "in how many … between <date> and <date>" counts the conversations (or e-mails) in that
  * window whose records contain the question's topic words, and "which came up in more conversations …, A or B"
  * compares two such counts; "after A, …" / "in the document … shared while
- * talking about A, …" finds A first and reads the rest from the turns after it or the documents it shared;
+ * talking about A, …" finds A first and reads the rest from the turns after it or the documents it shared; "in my
+ * <kind of document> from <month>, …" reads it from the one document of that month whose title has that kind;
  * "when A asked about X, …" / "right before A talked about X, …" finds A's turn and reads the utterance right
  * after (before) it in the thread;
  * "which section comes right after S" reads the document outline the records carry, and "how many … are listed
@@ -651,6 +687,8 @@ export function createOfflineBlindReader(options: { topK?: number } = {}): Blind
       if (/^Can you remind me (?:whether|what the user and) /.test(q)) return readCompanionPremise(q, input.records) ?? UNANSWERABLE;
       const cued = /^(When|Right before) (.+?) (?:asked|talked) about (.+?), ((?:which|what|how many|how much) .+)$/.exec(q);
       if (cued) return readCued(cued, input, speakers, topK);
+      const mine = MY_DOCUMENT.exec(q);
+      if (mine) return readMyDocument(mine, input.records);
       const linked = /^(?:After (.+?)|In the document (.+?) shared while talking about (.+?)), (.+)$/.exec(q);
       if (linked) {
         const attachment = linked[1] === undefined;

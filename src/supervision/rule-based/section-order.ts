@@ -9,11 +9,15 @@
  * the 'Digital Readiness' section in my event checklist last week, … what section comes directly before …" (all 16 of
  * their outline questions name the conversation, none the title). So the document is named by a conversation that
  * shared it, and the sharing turn joins the evidence (and so the bundle the blind reader sees): it is how the document
- * is found. A document no conversation shared is not asked about: up to `rule-based@32` it was named by its title, and
- * the title and the heading together found the section for any lexical retriever (Base-BM25's context recall 0.44–0.53
- * on such items of the personas' validation splits, against 0.14 on their own outline questions).
+ * is found. Up to `rule-based@32` a document no conversation shared was named by its title, and the title and the
+ * heading together found the section for any lexical retriever (Base-BM25's context recall 0.44–0.53 on such items of
+ * the personas' validation splits, against 0.14 on their own outline questions). From `rule-based@36` a document is
+ * named first as the person recalls it, by its kind and month ("In my meeting minutes from October 2024, …",
+ * document-description.ts), when that names it alone; its sections are then the whole evidence, as in a quarter of the
+ * personas' own questions.
  */
 import type { SourceRecord } from '../../../sandbox/contract.ts';
+import { documentDescription } from './document-description.ts';
 import { adjacentSection, documentTitleOf, sameHeading, sectionPlace } from '../document-outline.ts';
 import type { Operation, PlanFact } from '../plan.ts';
 import type { Rng } from '../rng.ts';
@@ -22,6 +26,17 @@ import { recordDate } from '../bundles.ts';
 import { stemsOf } from './gist.ts';
 import { timePhrase } from './phrases.ts';
 import { fact, plan, sharedIn, type RuleCandidate } from './templates.ts';
+
+/**
+ * Of the outline questions whose document has a kind phrase that names it alone that month (document-description.ts),
+ * the share that names it so ("In my meeting minutes from October 2024, which section comes right after …?") rather
+ * than by a conversation that shared it. RHELM's development personas ask a quarter of their questions of a document
+ * alone, and `query-prf`'s effect on those questions is what the generated validation missed
+ * (bench/results/2026-12-07-document-questions). Counts and table look-ups are not named so: with the heading quoted
+ * and no turn to find first, Base-BM25 recalled 78–93% of their evidence, and at half of all three kinds the held-out
+ * difficulty gap reached 11.7 points; outline questions alone leave it at 8.6.
+ */
+const DESCRIBED_SHARE = 1;
 
 /** Headings longer than this are sentences, not something a person names from memory. */
 export const MAX_HEADING = 70;
@@ -47,7 +62,7 @@ export function sectionOrderQuestion(ctx: RuleContext, i: number, rng: Rng): Rul
     [r.id, 'the section the question names'],
     [other.id, 'its heading is the answer'],
   ]);
-  const named = documentNamed(ctx, i, title, new Set([...stemsOf(other.title!), ...ctx.speakerStems]), rng);
+  const named = documentNamed(ctx, i, title, new Set([...stemsOf(other.title!), ...ctx.speakerStems]), rng, true);
   if (!named) return undefined;
   return {
     type: 'multi-hop',
@@ -101,7 +116,8 @@ export interface DocumentNamed {
 
 /**
  * Names the document of section `i` (titled `title`) by a conversation that shared it, its topic avoiding `exclude`
- * and the title's words; undefined when no conversation of the history shared it.
+ * and the title's words; undefined when no conversation of the history shared it. With `describe` (outline questions),
+ * first by its kind and month when that names it alone (see DESCRIBED_SHARE).
  */
 export function documentNamed(
   ctx: RuleContext,
@@ -109,7 +125,12 @@ export function documentNamed(
   title: string,
   exclude: ReadonlySet<string>,
   rng: Rng,
+  describe = false,
 ): DocumentNamed | undefined {
+  if (describe && rng.next() < DESCRIBED_SHARE) {
+    const described = documentDescription(ctx, i, title);
+    if (described) return { lead: `In ${described}`, described: `“${title}”`, facts: [], roles: [], operations: ['lookup'] };
+  }
   const shared = sharedIn(ctx, i, new Set([...stemsOf(title), ...exclude]), rng);
   if (!shared) return undefined;
   const { turn, hop } = shared;
