@@ -48,13 +48,21 @@ export function kindPhrase(title: string): string | undefined {
   return undefined;
 }
 
-/** Per history, how many documents each "kind phrase + month" names: a description must name one. */
-const namesCache = new WeakMap<RuleContext, Map<string, number>>();
+/** A description's identity: its kind phrase and the month of the document's first section. */
+const descriptionKey = (kind: string, iso: string): string => `${kind}\u0000${iso.slice(0, 7)}`;
 
-function descriptionCounts(ctx: RuleContext): Map<string, number> {
-  let counts = namesCache.get(ctx);
-  if (counts) return counts;
-  counts = new Map();
+/** Per history: each document's kind phrase and date (its first section's), and how many documents each key names. */
+interface Descriptions {
+  byThread: Map<string, { kind: string; date: string }>;
+  counts: Map<string, number>;
+}
+
+const descriptionsCache = new WeakMap<RuleContext, Descriptions>();
+
+function descriptions(ctx: RuleContext): Descriptions {
+  let d = descriptionsCache.get(ctx);
+  if (d) return d;
+  d = { byThread: new Map(), counts: new Map() };
   const seen = new Set<string>();
   for (const [k, r] of ctx.graph.records.entries()) {
     const thread = ctx.graph.threadOf[k]!;
@@ -62,21 +70,26 @@ function descriptionCounts(ctx: RuleContext): Map<string, number> {
     seen.add(thread);
     const records = (ctx.graph.threads.get(thread) ?? []).map((j) => ctx.graph.records[j]!);
     const title = documentTitleOf(r, records);
-    const date = recordDate(r);
+    const first = records.reduce((a, o) => ((sectionPlace(o)?.section ?? Infinity) < (sectionPlace(a)?.section ?? Infinity) ? o : a), r);
+    const date = recordDate(first);
     const kind = title && kindPhrase(title);
-    if (kind && date) counts.set(`${kind}\u0000${date.slice(0, 7)}`, (counts.get(`${kind}\u0000${date.slice(0, 7)}`) ?? 0) + 1);
+    if (!kind || !date) continue;
+    d.byThread.set(thread, { kind, date });
+    const key = descriptionKey(kind, date);
+    d.counts.set(key, (d.counts.get(key) ?? 0) + 1);
   }
-  namesCache.set(ctx, counts);
-  return counts;
+  descriptionsCache.set(ctx, d);
+  return d;
 }
 
 /**
- * "my meal preparation note from February 2024" for the document of section `i` titled `title`, or undefined when its
- * title has no kind phrase or another document of the same month has the same one.
+ * "my meal preparation note from February 2024" for the document of section `i`, or undefined when its title has no
+ * kind phrase or another document of the same month has the same one.
  */
-export function documentDescription(ctx: RuleContext, i: number, title: string): string | undefined {
-  const kind = kindPhrase(title);
-  const date = recordDate(ctx.graph.records[i]!);
-  if (!kind || !date || descriptionCounts(ctx).get(`${kind}\u0000${date.slice(0, 7)}`) !== 1) return undefined;
+export function documentDescription(ctx: RuleContext, i: number): string | undefined {
+  const d = descriptions(ctx);
+  const own = d.byThread.get(ctx.graph.threadOf[i]!);
+  if (!own || d.counts.get(descriptionKey(own.kind, own.date)) !== 1) return undefined;
+  const { kind, date } = own;
   return `my ${kind} from ${monthOf(date)}`;
 }

@@ -128,7 +128,7 @@ export function documentNamed(
   describe = false,
 ): DocumentNamed | undefined {
   if (describe && rng.next() < DESCRIBED_SHARE) {
-    const described = documentDescription(ctx, i, title);
+    const described = documentDescription(ctx, i);
     if (described) return { lead: `In ${described}`, described: `“${title}”`, facts: [], roles: [], operations: ['lookup'] };
   }
   const shared = sharedIn(ctx, i, new Set([...stemsOf(title), ...exclude]), rng);
