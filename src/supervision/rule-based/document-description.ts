@@ -6,7 +6,7 @@
  * were catalogued?"); their evidence is the document's sections, with no conversation turn.
  */
 import { recordDate } from '../bundles.ts';
-import { documentTitleOf, sectionPlace } from '../document-outline.ts';
+import { sectionPlace } from '../document-outline.ts';
 import { monthOf } from './phrases.ts';
 import type { RuleContext } from './rule-context.ts';
 
@@ -69,8 +69,9 @@ function descriptions(ctx: RuleContext): Descriptions {
     if (seen.has(thread) || !sectionPlace(r)) continue;
     seen.add(thread);
     const records = (ctx.graph.threads.get(thread) ?? []).map((j) => ctx.graph.records[j]!);
-    const title = documentTitleOf(r, records);
+    // The document's first section: its heading is the title, its date the document's.
     const first = records.reduce((a, o) => ((sectionPlace(o)?.section ?? Infinity) < (sectionPlace(a)?.section ?? Infinity) ? o : a), r);
+    const title = first.title;
     const date = recordDate(first);
     const kind = title && kindPhrase(title);
     if (!kind || !date) continue;
