@@ -1,7 +1,8 @@
 // Which validation set ranks a fixed pool of designs like the official questions: each pool is a finished run's
 // candidates, with their official context recall (its fidelity.json) and their recall on every item of the sets
 // (per-question.mts). Prints τ-b against the official ranking per set, per generator (the sets' name before "-s"),
-// by validation-set size (random subsets of every set's items together) and per template (alone, and all but it).
+// by validation-set size (random subsets of every set's items together) and per template (alone, and all but it, also
+// at a validation split's size).
 //   npx tsx bench/results/2026-12-07-document-counts/pool-analysis.mts --pool <fidelity.json>,<per-question.json> …
 //     --set <name>=<val.jsonl> …
 import { readFileSync } from 'node:fs';
@@ -80,11 +81,15 @@ for (const n of [160, 320, 640, 1000].filter((n) => n < all.length))
   );
 console.log(row(`all ${all.length} items`, [all]));
 
-console.log('\nper template (on all items): its own ranking, and the ranking of every other item:');
+/** About the items of one development validation split (two RHELM personas). */
+const SPLIT = 320;
+console.log(`\nper template: its own ranking, the ranking of every other item, and of ${SPLIT}-item subsets of those:`);
 const byTemplate = new Map<string, string[]>();
 for (const id of all) byTemplate.set(templateOf.get(id)!, [...(byTemplate.get(templateOf.get(id)!) ?? []), id]);
 for (const [t, ids] of [...byTemplate].sort((a, b) => b[1].length - a[1].length)) {
   if (ids.length < 20) continue;
   const rest = all.filter((id) => templateOf.get(id) !== t);
   console.log(`${row(`${t} (${ids.length}) alone`, [ids])}\n${row(`  all but ${t}`, [rest])}`);
+  // At a development validation split's size, so the change is not just fewer items.
+  console.log(row(`  ${SPLIT} of all but ${t}`, Array.from({ length: 20 }, () => sample(rest, SPLIT))));
 }
