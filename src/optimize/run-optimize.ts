@@ -448,7 +448,6 @@ function modelName(llm: LlmClient, role: 'proposer' | 'answerer' | 'judge'): str
   return llm.hasRole(role) ? (m ?? 'configured') : 'offline';
 }
 
-/** Train/val from the supervision file (by each item's split), test from the histories' official QA. */
 /** Train/val from a supervision file (by each item's split, at most `limit` each), test from the histories' official QA. */
 export function loadSplits(
   supervision: string,

@@ -1,5 +1,6 @@
 // Context recall of every distinct candidate of a finished run on each question of a file, as the fidelity report
-// evaluates them (same answerer, scorer, budget and evaluation cache), written as { candidateId: { questionId: recall } }.
+// evaluates them (same answerer, scorer, budget and evaluation cache), written as { candidateId: { questionId: recall } }
+// over the scored questions (those with gold evidence).
 // It lets several validation sets rank one fixed pool of designs, with no search re-run (pool-analysis.mts).
 //   npx tsx bench/results/2026-12-07-document-counts/per-question.mts <run> <questions.jsonl> <out.json>
 import { writeFileSync } from 'node:fs';
@@ -39,7 +40,9 @@ try {
       pool,
       cacheDir: join(dir, 'eval-cache'),
     });
-    result[p.id] = Object.fromEntries(r.traces.map((t) => [t.question, t.scores?.contextRecall ?? 0]));
+    // Only scored questions (with gold evidence), the ones the validation fitness and the official metric average.
+    const scored = r.traces.filter((t) => t.scores && Object.keys(t.scores.recallAt).length > 0);
+    result[p.id] = Object.fromEntries(scored.map((t) => [t.question, t.scores!.contextRecall]));
     process.stderr.write(`${p.id} ${r.traces.length}\n`);
   }
 } finally {

@@ -43,10 +43,14 @@ for (const s of values.set ?? []) {
   sets.set(name, ids);
 }
 
-/** τ-b between the pool's official ranking and its ranking by mean recall over `ids`. */
+/**
+ * τ-b between the pool's official ranking and its ranking by mean recall over the scored items of `ids` (an item
+ * without gold evidence is scored for no candidate, as the validation fitness leaves it out).
+ */
 function tau(pool: Pool, ids: readonly string[]): number {
-  const cands = [...pool.official.keys()].filter((c) => pool.perItem[c] && ids.every((q) => q in pool.perItem[c]!));
-  const val = cands.map((c) => ids.reduce((a, q) => a + pool.perItem[c]![q]!, 0) / ids.length);
+  const cands = [...pool.official.keys()].filter((c) => pool.perItem[c]);
+  const scored = ids.filter((q) => cands.every((c) => q in pool.perItem[c]!));
+  const val = cands.map((c) => scored.reduce((a, q) => a + pool.perItem[c]![q]!, 0) / scored.length);
   return kendallTauB(
     val,
     cands.map((c) => pool.official.get(c)!),
