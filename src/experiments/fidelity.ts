@@ -171,6 +171,93 @@ function sharedMatrix(rows: ReadonlyArray<Map<string, number> | undefined>): num
   return maps.map((m) => keys.map((k) => m.get(k)!));
 }
 
+/** One candidate's evaluation on the fidelity questions. */
+export interface CandidateEvaluation {
+  /** Its official metrics, or null when it did not compile (`error` says why). */
+  metrics: Metrics | null;
+  error: string | null;
+  /** Context recall per question (history + NUL + question id); a question whose run failed counts 0. */
+  perQuestion: Map<string, number>;
+  /** The same over the questions with gold evidence that were scored: those the official metric averages. */
+  scoredPerQuestion: Map<string, number>;
+}
+
+/** Where and how {@link evaluateCandidates} evaluates. */
+export interface CandidateEvaluationOptions {
+  histories: readonly History[];
+  questions: readonly QAItem[];
+  contextBudget: number;
+  /** A pool to evaluate in (the caller closes it); by default one is started and closed here. */
+  pool?: EvalPool;
+  jobs?: number;
+  cacheDir: string;
+  onProgress?: (p: FidelityProgress) => void;
+}
+
+/**
+ * Evaluates each program `ids` names (its source from `archive`) on `questions` with the evaluation answerer and
+ * scorer, as the fidelity report does: the report and the fixed-pool scripts of bench/results share this loop so that
+ * their figures are computed alike.
+ */
+export async function evaluateCandidates(
+  archive: Archive,
+  ids: readonly string[],
+  options: CandidateEvaluationOptions,
+): Promise<Map<string, CandidateEvaluation>> {
+  const { histories, questions } = options;
+  const answerer = evalAnswererFrom(null);
+  const scorer = evalScorerFrom(null);
+  const pool = options.pool ?? createEvalPool(options.jobs ? { size: options.jobs } : {});
+  const out = new Map<string, CandidateEvaluation>();
+  try {
+    for (const [i, id] of ids.entries()) {
+      const compiled = await compileDesign(archive.source(id));
+      if (!compiled.ok) {
+        const error = `does not compile: ${compiled.diagnostics[0]?.message ?? 'unknown error'}`;
+        out.set(id, { metrics: null, error, perQuestion: new Map(), scoredPerQuestion: new Map() });
+        continue;
+      }
+      let last = -1;
+      // The evaluation reports group progress too; a candidate's progress moves only when its question count does.
+      const progress = (done: number) => {
+        if (done === last) return;
+        last = done;
+        options.onProgress?.({ candidate: i + 1, candidates: ids.length, program: id, done, total: questions.length });
+      };
+      progress(0);
+      const result = await evaluateProgram({
+        program: compiled.program,
+        histories,
+        questions,
+        budget: { tokens: options.contextBudget },
+        answerer,
+        score: scorer.score,
+        judgeId: scorer.judgeId,
+        summarize,
+        pool,
+        cacheDir: options.cacheDir,
+        onProgress: (p) => progress(p.done),
+      });
+      progress(questions.length);
+      const { perCategory: _c, ...metrics } = partScoresFromSummary(result.summary);
+      out.set(id, {
+        metrics: MetricsSchema.parse(metrics),
+        error: null,
+        perQuestion: recallByQuestion(result.traces),
+        scoredPerQuestion: scoredRecallByQuestion(result.traces),
+      });
+    }
+  } finally {
+    if (!options.pool) await pool.close();
+  }
+  return out;
+}
+
+/** The scored per-question recall of each candidate that was evaluated. */
+function scoredPerQuestionOf(evaluations: ReadonlyMap<string, CandidateEvaluation>): Map<string, Map<string, number>> {
+  return new Map([...evaluations].flatMap(([id, e]) => (e.metrics ? [[id, e.scoredPerQuestion] as const] : [])));
+}
+
 /**
  * Evaluates every scored candidate of the run on official questions and writes `<run>/fidelity.json`. It holds the
  * run's lock meanwhile (a search writing the run refuses it, and it refuses a running search).
@@ -213,52 +300,16 @@ async function fidelityOf(dir: string, runDir: string, options: FidelityOptions)
   for (const p of programs) if (!firstByHash.has(p.contentHash)) firstByHash.set(p.contentHash, p.id);
   const distinctIds = [...firstByHash.values()];
 
+  const official = await evaluateCandidates(archive, distinctIds, {
+    histories,
+    questions,
+    contextBudget,
+    ...(options.pool ? { pool: options.pool } : {}),
+    ...(options.jobs ? { jobs: options.jobs } : {}),
+    cacheDir: options.cacheDir ?? join(dir, 'eval-cache'),
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+  });
   const answerer = evalAnswererFrom(null);
-  const scorer = evalScorerFrom(null);
-  const pool = options.pool ?? createEvalPool(options.jobs ? { size: options.jobs } : {});
-  const cacheDir = options.cacheDir ?? join(dir, 'eval-cache');
-  const official = new Map<string, { metrics: Metrics | null; error: string | null }>();
-  // Per-question context recall of each evaluated candidate, for the split-half reliability of the official ranking.
-  const perQuestion = new Map<string, Map<string, number>>();
-  // The same over the questions the official metric averages, for the search's decisions.
-  const scoredPerQuestion = new Map<string, Map<string, number>>();
-  try {
-    for (const [i, id] of distinctIds.entries()) {
-      const compiled = await compileDesign(archive.source(id));
-      if (!compiled.ok) {
-        official.set(id, { metrics: null, error: `does not compile: ${compiled.diagnostics[0]?.message ?? 'unknown error'}` });
-        continue;
-      }
-      let last = -1;
-      // The evaluation reports group progress too; a candidate's progress moves only when its question count does.
-      const progress = (done: number) => {
-        if (done === last) return;
-        last = done;
-        options.onProgress?.({ candidate: i + 1, candidates: distinctIds.length, program: id, done, total: questions.length });
-      };
-      progress(0);
-      const result = await evaluateProgram({
-        program: compiled.program,
-        histories,
-        questions,
-        budget: { tokens: contextBudget },
-        answerer,
-        score: scorer.score,
-        judgeId: scorer.judgeId,
-        summarize,
-        pool,
-        cacheDir,
-        onProgress: (p) => progress(p.done),
-      });
-      progress(questions.length);
-      perQuestion.set(id, recallByQuestion(result.traces));
-      scoredPerQuestion.set(id, scoredRecallByQuestion(result.traces));
-      const { perCategory: _c, ...metrics } = partScoresFromSummary(result.summary);
-      official.set(id, { metrics: MetricsSchema.parse(metrics), error: null });
-    }
-  } finally {
-    if (!options.pool) await pool.close();
-  }
 
   const candidates: FidelityCandidate[] = programs.map((p) => {
     const first = firstByHash.get(p.contentHash)!;
@@ -295,7 +346,7 @@ async function fidelityOf(dir: string, runDir: string, options: FidelityOptions)
   // Validation per item is the fitness only for the evidence objective (context recall of the generated evidence).
   const validation = objective === 'evidence' ? distinct.map((c) => validationScores(archive, c.id)) : null;
   // Per-question scores over the questions every candidate has, built once for the statistics that resample them.
-  const officialMatrix = sharedMatrix(distinct.map((c) => perQuestion.get(c.id)));
+  const officialMatrix = sharedMatrix(distinct.map((c) => official.get(c.id)?.perQuestion));
   const validationMatrix = validation ? sharedMatrix(validation) : null;
   const templateOf = validation ? validationTemplates(archive) : null;
   const categoryOf = new Map(questions.map((q) => [`${q.history}\u0000${q.id}`, q.category ?? 'unknown']));
@@ -335,7 +386,7 @@ async function fidelityOf(dir: string, runDir: string, options: FidelityOptions)
     tauInterval: validationMatrix && officialMatrix ? tauInterval(validationMatrix, officialMatrix) : null,
     byTemplate: validation && templateOf ? templateAgreement(templateOf, distinct, validation) : null,
     decisions: officialMatrix
-      ? searchDecisions(candidates, scoredPerQuestion, {
+      ? searchDecisions(candidates, scoredPerQuestionOf(official), {
           ...(validationItems ? { validation: validationItems } : {}),
           officialCategoryOf: (k) => categoryOf.get(k),
         })

@@ -6,12 +6,13 @@
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { openArchive } from '../../../src/archive/index.ts';
-import { compileDesign } from '../../../src/design/compile.ts';
-import { evalAnswererFrom, evalScorerFrom } from '../../../src/evaluate/eval-adapters.ts';
-import { createEvalPool, evaluateProgram } from '../../../src/evaluate/evaluate.ts';
 import { loadHistories } from '../../../src/history/load.ts';
-import { summarize } from '../../../src/scoring/summary.ts';
-import { fidelityHistorySource, fidelityQuestions, scoredCandidates } from '../../../src/experiments/fidelity.ts';
+import {
+  evaluateCandidates,
+  fidelityHistorySource,
+  fidelityQuestions,
+  scoredCandidates,
+} from '../../../src/experiments/fidelity.ts';
 
 const [runDir, questionsFile, out] = process.argv.slice(2) as [string, string, string];
 const dir = resolve(runDir);
@@ -19,33 +20,21 @@ const archive = openArchive(dir);
 const histories = await loadHistories(fidelityHistorySource(archive));
 const questions = fidelityQuestions(histories, questionsFile, []);
 const seen = new Set<string>();
-const programs = scoredCandidates(archive).filter((p) => !seen.has(p.contentHash) && seen.add(p.contentHash));
-const pool = createEvalPool({});
-const answerer = evalAnswererFrom(null);
-const scorer = evalScorerFrom(null);
+const ids = scoredCandidates(archive)
+  .filter((p) => !seen.has(p.contentHash) && seen.add(p.contentHash))
+  .map((p) => p.id);
+const evaluations = await evaluateCandidates(archive, ids, {
+  histories,
+  questions,
+  contextBudget: Number(archive.manifest.config.contextBudget),
+  cacheDir: join(dir, 'eval-cache'),
+  onProgress: (p) => {
+    if (p.done === p.total) process.stderr.write(`${p.program} ${p.total}\n`);
+  },
+});
+// Only scored questions (with gold evidence), the ones the validation fitness and the official metric average; keyed
+// by question id, as the validation files name them.
 const result: Record<string, Record<string, number>> = {};
-try {
-  for (const p of programs) {
-    const compiled = await compileDesign(archive.source(p.id));
-    if (!compiled.ok) continue;
-    const r = await evaluateProgram({
-      program: compiled.program,
-      histories,
-      questions,
-      budget: { tokens: Number(archive.manifest.config.contextBudget) },
-      answerer,
-      score: scorer.score,
-      judgeId: scorer.judgeId,
-      summarize,
-      pool,
-      cacheDir: join(dir, 'eval-cache'),
-    });
-    // Only scored questions (with gold evidence), the ones the validation fitness and the official metric average.
-    const scored = r.traces.filter((t) => t.scores && Object.keys(t.scores.recallAt).length > 0);
-    result[p.id] = Object.fromEntries(scored.map((t) => [t.question, t.scores!.contextRecall]));
-    process.stderr.write(`${p.id} ${r.traces.length}\n`);
-  }
-} finally {
-  await pool.close();
-}
+for (const [id, e] of evaluations)
+  if (e.metrics) result[id] = Object.fromEntries([...e.scoredPerQuestion].map(([k, v]) => [k.slice(k.indexOf('\u0000') + 1), v]));
 writeFileSync(out, JSON.stringify(result));
