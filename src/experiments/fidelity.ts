@@ -12,7 +12,7 @@ import { acquireRunLock, openArchive, type Archive, type ProgramRecord } from '.
 import { compileDesign } from '../design/compile.ts';
 import { InputError } from '../errors.ts';
 import { evalAnswererFrom, evalScorerFrom } from '../evaluate/eval-adapters.ts';
-import { createEvalPool, evaluateProgram, type EvalPool } from '../evaluate/evaluate.ts';
+import { createEvalPool, evaluateProgram, type EvalAnswerer, type EvalPool } from '../evaluate/evaluate.ts';
 import { loadHistories } from '../history/load.ts';
 import { QAItemSchema, type History, type QAItem } from '../history/record.ts';
 import { summarize } from '../scoring/summary.ts';
@@ -187,6 +187,8 @@ export interface CandidateEvaluationOptions {
   histories: readonly History[];
   questions: readonly QAItem[];
   contextBudget: number;
+  /** The answerer (default: the offline evaluation answerer); the fidelity report records the id of the one it used. */
+  answerer?: EvalAnswerer;
   /** A pool to evaluate in (the caller closes it); by default one is started and closed here. */
   pool?: EvalPool;
   jobs?: number;
@@ -205,7 +207,7 @@ export async function evaluateCandidates(
   options: CandidateEvaluationOptions,
 ): Promise<Map<string, CandidateEvaluation>> {
   const { histories, questions } = options;
-  const answerer = evalAnswererFrom(null);
+  const answerer = options.answerer ?? evalAnswererFrom(null);
   const scorer = evalScorerFrom(null);
   const pool = options.pool ?? createEvalPool(options.jobs ? { size: options.jobs } : {});
   const out = new Map<string, CandidateEvaluation>();
@@ -300,16 +302,17 @@ async function fidelityOf(dir: string, runDir: string, options: FidelityOptions)
   for (const p of programs) if (!firstByHash.has(p.contentHash)) firstByHash.set(p.contentHash, p.id);
   const distinctIds = [...firstByHash.values()];
 
+  const answerer = evalAnswererFrom(null);
   const official = await evaluateCandidates(archive, distinctIds, {
     histories,
     questions,
     contextBudget,
+    answerer,
     ...(options.pool ? { pool: options.pool } : {}),
     ...(options.jobs ? { jobs: options.jobs } : {}),
     cacheDir: options.cacheDir ?? join(dir, 'eval-cache'),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
   });
-  const answerer = evalAnswererFrom(null);
 
   const candidates: FidelityCandidate[] = programs.map((p) => {
     const first = firstByHash.get(p.contentHash)!;
