@@ -2,13 +2,14 @@
 // candidates, with their official context recall (its fidelity.json) and their recall on every item of the sets
 // (per-question.mts). Prints τ-b against the official ranking per set, per generator (the sets' name before "-s"),
 // by validation-set size (random subsets of every set's items together) and per template (alone, and all but it, also
-// at a validation split's size).
+// at a validation split's size). Items are keyed by content key (item-key.mts), as per-question.mts writes them.
 //   npx tsx bench/results/2026-12-07-document-counts/pool-analysis.mts --pool <fidelity.json>,<per-question.json> …
 //     --set <name>=<val.jsonl> …
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { kendallTauB } from '../../../src/experiments/fidelity-stats.ts';
 import { createRng } from '../../../src/supervision/rng.ts';
+import { contentKey, type KeyedItem } from './item-key.mts';
 
 const { values } = parseArgs({ options: { pool: { type: 'string', multiple: true }, set: { type: 'string', multiple: true } } });
 interface Pool {
@@ -34,11 +35,12 @@ for (const s of values.set ?? []) {
   const ids: string[] = [];
   for (const line of readFileSync(file, 'utf8').split('\n')) {
     if (!line.trim()) continue;
-    const item = JSON.parse(line) as { id: string; question: string; checks: { template: string } };
-    ids.push(item.id);
+    const item = JSON.parse(line) as KeyedItem & { checks: { template: string } };
+    const key = contentKey(item);
+    ids.push(key);
     const t = item.checks.template;
     // Document questions apart by how they name the document: by kind and month, or by the conversation that shared it.
-    templateOf.set(item.id, t.startsWith('section-') ? `${t}:${item.question.startsWith('In my ') ? 'described' : 'shared'}` : t);
+    templateOf.set(key, t.startsWith('section-') ? `${t}:${item.question.startsWith('In my ') ? 'described' : 'shared'}` : t);
   }
   sets.set(name, ids);
 }
@@ -50,6 +52,8 @@ for (const s of values.set ?? []) {
 function tau(pool: Pool, ids: readonly string[]): number {
   const cands = [...pool.official.keys()].filter((c) => pool.perItem[c]);
   const scored = ids.filter((q) => cands.every((c) => q in pool.perItem[c]!));
+  // A per-question file made before content keys names items by id alone: it would match none.
+  if (scored.length === 0) throw new Error(`${pool.name}: no item of a set is in its per-question file`);
   const val = cands.map((c) => scored.reduce((a, q) => a + pool.perItem[c]![q]!, 0) / scored.length);
   return kendallTauB(
     val,

@@ -45,7 +45,8 @@ sed -n '/^calibration (/,$p' "$T/R1.txt" > "$D/tried/calibration-rhelm-seed1-at3
 cp "$T/R1.jsonl.calibration.json" "$D/tried/calibration-rhelm-seed1-at37.json"
 
 # Fixed pools: the candidates of the @37 runs at seeds 3 and 1, ranked by every validation set of both generators.
-cat "$T"/at36-s?.val.jsonl "$T"/at37-s?.val.jsonl | awk '!seen[substr($0, 1, index($0, "\",\"history\""))]++' > "$T/all.val.jsonl"
+# All sets in one file: per-question.mts evaluates an item that is in several sets once, by content (item-key.mts).
+cat "$T"/at36-s?.val.jsonl "$T"/at37-s?.val.jsonl > "$T/all.val.jsonl"
 POOLS=() SETS=()
 for s in 3 1; do
   npx tsx "$D/per-question.mts" "$T/rhelm-dev-s$s" "$T/all.val.jsonl" "$T/per-question-s$s.json" 2> /dev/null

@@ -56,7 +56,8 @@ for v in A F G H; do
 done
 
 # Fixed pools: the rule-based@37 runs' candidates at seeds 3 and 1, as in ../2026-12-07-document-counts.
-cat "$T"/*-s?.val.jsonl | awk '!seen[substr($0, 1, index($0, "\",\"history\""))]++' > "$T/all.val.jsonl"
+# All sets in one file: per-question.mts evaluates an item that is in several sets once, by content (item-key.mts).
+cat "$T"/*-s?.val.jsonl > "$T/all.val.jsonl"
 POOLS=() SETS=()
 for s in 3 1; do
   node "$T/at37/bin/memsteer.js" generate --history "$RHELM_DEV" --offline --seed "$s" --out "$T/at37-s$s.jsonl" > /dev/null
