@@ -1,17 +1,9 @@
 // The key under which the fixed-pool scripts (per-question.mts, pool-analysis.mts) name a validation item.
 import { createHash } from 'node:crypto';
+import type { QAItem } from '../../../src/history/record.ts';
 
-/** What {@link contentKey} reads of a question file's line (the QAItem layout of supervision.jsonl). */
-export interface KeyedItem {
-  id: string;
-  history: string;
-  question: string;
-  answer: string;
-  answerType: string;
-  category?: string;
-  date?: string;
-  evidence: ReadonlyArray<{ record: string; span?: readonly [number, number]; quote?: string }>;
-}
+/** What {@link contentKey} reads of an item. */
+export type KeyedItem = Pick<QAItem, 'id' | 'history' | 'question' | 'answer' | 'answerType' | 'category' | 'date' | 'evidence'>;
 
 /**
  * An item's content key: its id, `#`, and 12 hex digits of a hash of everything its evaluation reads.

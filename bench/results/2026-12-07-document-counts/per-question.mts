@@ -5,41 +5,29 @@
 // The file may hold several sets together: an item that is in several is evaluated once, and items that share an id
 // but differ (another asked day or evidence) are evaluated each.
 //   npx tsx bench/results/2026-12-07-document-counts/per-question.mts <run> <questions.jsonl> <out.json>
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { openArchive } from '../../../src/archive/index.ts';
 import { loadHistories } from '../../../src/history/load.ts';
-import {
-  evaluateCandidates,
-  fidelityHistorySource,
-  fidelityQuestions,
-  scoredCandidates,
-} from '../../../src/experiments/fidelity.ts';
-import { contentKey, type KeyedItem } from './item-key.mts';
+import { evaluateCandidates, fidelityHistorySource, scoredCandidates } from '../../../src/experiments/fidelity.ts';
+import { QAItemSchema, type QAItem } from '../../../src/history/record.ts';
+import { readJsonl } from '../../../src/util/jsonl.ts';
+import { contentKey } from './item-key.mts';
 
 const [runDir, questionsFile, out] = process.argv.slice(2) as [string, string, string];
 const dir = resolve(runDir);
 const archive = openArchive(dir);
 const histories = await loadHistories(fidelityHistorySource(archive));
-// Evaluation keys a question by history and id, so each distinct item is evaluated under its content key as its id,
-// from a copy of the file (one line per content key, the first).
-const tmp = mkdtempSync(join(tmpdir(), 'per-question-'));
-const keyed = new Map<string, string>();
-for (const line of readFileSync(questionsFile, 'utf8').split('\n')) {
-  if (!line.trim()) continue;
-  const item = JSON.parse(line) as KeyedItem;
+// Evaluation keys a question by history and id, so each distinct item is evaluated under its content key as its id
+// (the first line of each content key).
+const distinct = new Map<string, QAItem>();
+for (const item of readJsonl(resolve(questionsFile), QAItemSchema)) {
   const key = contentKey(item);
-  if (!keyed.has(key)) keyed.set(key, JSON.stringify({ ...item, id: key }));
+  if (!distinct.has(key)) distinct.set(key, { ...item, id: key });
 }
-writeFileSync(join(tmp, 'questions.jsonl'), [...keyed.values()].map((l) => `${l}\n`).join(''));
-let questions: ReturnType<typeof fidelityQuestions>;
-try {
-  questions = fidelityQuestions(histories, join(tmp, 'questions.jsonl'), []);
-} finally {
-  rmSync(tmp, { recursive: true, force: true });
-}
-process.stderr.write(`${keyed.size} distinct items, ${questions.length} on the run's histories\n`);
+const onRun = new Set(histories.map((h) => h.id));
+const questions = [...distinct.values()].filter((q) => onRun.has(q.history));
+process.stderr.write(`${distinct.size} distinct items, ${questions.length} on the run's histories\n`);
 const seen = new Set<string>();
 const ids = scoredCandidates(archive)
   .filter((p) => !seen.has(p.contentHash) && seen.add(p.contentHash))

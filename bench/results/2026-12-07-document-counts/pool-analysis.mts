@@ -9,7 +9,9 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { kendallTauB } from '../../../src/experiments/fidelity-stats.ts';
 import { createRng } from '../../../src/supervision/rng.ts';
-import { contentKey, type KeyedItem } from './item-key.mts';
+import { QAItemSchema } from '../../../src/history/record.ts';
+import { readJsonl } from '../../../src/util/jsonl.ts';
+import { contentKey } from './item-key.mts';
 
 const { values } = parseArgs({ options: { pool: { type: 'string', multiple: true }, set: { type: 'string', multiple: true } } });
 interface Pool {
@@ -33,12 +35,10 @@ const templateOf = new Map<string, string>();
 for (const s of values.set ?? []) {
   const [name, file] = s.split('=') as [string, string];
   const ids: string[] = [];
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
-    if (!line.trim()) continue;
-    const item = JSON.parse(line) as KeyedItem & { checks: { template: string } };
+  for (const item of readJsonl(file, QAItemSchema)) {
     const key = contentKey(item);
     ids.push(key);
-    const t = item.checks.template;
+    const t = String(item.checks?.template);
     // Document questions apart by how they name the document: by kind and month, or by the conversation that shared it.
     templateOf.set(key, t.startsWith('section-') ? `${t}:${item.question.startsWith('In my ') ? 'described' : 'shared'}` : t);
   }
