@@ -86,6 +86,8 @@ describe('statements read with wink-nlp', () => {
     });
     // An object that stops where the sentence does not (wink read a word of the compound as a verb or adjective, split
     // off a possessive, or the "object" is the subject of what was noticed) is no clause; a time phrase after it is.
+    // From rule-based@40 neither is one with a second object, a clause after a preposition's object, an adjective saying
+    // what became of it, or a relative clause on the noun before "I" ("After making mid-game, what did I update?").
     for (const cut of [
       'I steeped a lemon-mint iced tea after my workout.',
       'I recommended dustproof camera covers since the wind kicked up.',
@@ -93,12 +95,21 @@ describe('statements read with wink-nlp', () => {
       'I joined Dr. Nowak’s guest lecture on digital rights.',
       'I noticed Leila was already inside.',
       'I saw the Perseid meteor shower.',
+      'This morning I handed Frau Lehmann a stack of privacy flyers.',
+      'I spent some time refining the draft.',
+      'I have suggested to Advocate Neelam Singh we discuss recent judgments.',
+      'We had to leave the rest of our shopping unfinished.',
+      'He pointed out a tactical oversight I made mid-game.',
     ])
       expect(said(cut), cut).toEqual([]);
     expect(said('I visited the beach last week.')).toEqual(['visit  beach']);
     expect(said('I went to the support group yesterday.')).toEqual(['go to support group']);
     expect(said('I cleaned the garage listening to music.')).toEqual(['clean  garage']);
     expect(said('I left the party early.')).toEqual(['leave  party']);
+    expect(said('At the market I bought apples.')).toEqual(['buy  apples']);
+    expect(said('I brought up the dissenting opinion I had been reflecting on.')).toEqual(['bring up dissenting opinion']);
+    expect(said('I met Leila this morning.')).toEqual(['meet  Leila']);
+    expect(said('I visited the museum the day before.')).toEqual(['visit  museum']);
   });
 
   it('forms gerunds for the comparison questions', () => {
@@ -113,6 +124,14 @@ describe('statements read with wink-nlp', () => {
     // A verb that takes another's -ing form: the event is the second verb's ("before sketching out the roadmap").
     expect(gerund('start sketching out')).toBe('sketching out');
     expect(gerund('bring back')).toBe('bringing back');
+    // A stressed final syllable doubles its consonant, as in one-syllable verbs ("forgeting the pump" at @36).
+    expect(['forget', 'begin', 'admit', 'open', 'visit'].map(gerund)).toEqual([
+      'forgetting',
+      'beginning',
+      'admitting',
+      'opening',
+      'visiting',
+    ]);
   });
 });
 

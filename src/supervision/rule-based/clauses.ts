@@ -109,9 +109,38 @@ export function cutShort(toks: readonly NlpToken[], to: number): boolean {
   // "left the store carrying bags" is lost with "the screen sharing glitch"; "spent the morning reading" stays.
   if (next.pos === 'VERB') return !/ing$/i.test(next.text) || noun(after) || TIME_WORDS.has(after?.lemma ?? '');
   if (next.pos === 'PART') return /^['’]s$/i.test(next.text);
-  if (next.pos === 'ADJ') return !TIME_ADJ.has(next.lemma) && noun(after);
+  // "left the rest of our shopping unfinished": the adjective says what became of the object, and the event is lost.
+  if (next.pos === 'ADJ') return !TIME_ADJ.has(next.lemma) && (noun(after) || !after || after.pos === 'PUNCT' || after.pos === 'CCONJ');
+  // "handed Frau Lehmann a stack of flyers", "spent some time refining the draft": a second object follows, and it is
+  // the thing; "met Leila this morning", "called Tom the other day" end in a time phrase instead.
+  if (next.pos === 'DET') return !timePhraseAt(toks, to + 2) && /^(?:a|an|the|some)$/i.test(next.text);
   // "LGBTQ+ pride parade": a symbol glued to the last word belongs to it.
   return next.pos === 'SYM' && next.start === toks[to]!.end;
+}
+
+/** Nouns that end a time phrase ("this morning", "the other day", "a few minutes later"), not a thing. */
+const TIME_NOUNS = new Set([...TIME_WORDS, 'day', 'days', 'afternoon', 'evening', 'hour', 'hours', 'minute', 'minutes', 'while', 'moment']);
+
+/** Whether the noun phrase from token `k` (after its determiner) is a time phrase: adjectives, then a time noun. */
+function timePhraseAt(toks: readonly NlpToken[], k: number): boolean {
+  let i = k;
+  while (toks[i]?.pos === 'ADJ' || toks[i]?.pos === 'NUM') i++;
+  return TIME_NOUNS.has(toks[i]?.lemma ?? '') || TIME_NOUNS.has(toks[i]?.text.toLowerCase() ?? '');
+}
+
+/**
+ * Whether the pronoun at `k` opens a relative clause on the object just before it ("pointed out a tactical oversight I
+ * made mid-game", "loved the bread I picked up"): its object is that noun, and what follows the verb is not one.
+ * A fronted place or time ("At the market I bought apples") has no verb before its noun phrase.
+ */
+function relativeClauseAt(toks: readonly NlpToken[], k: number): boolean {
+  let i = k - 1;
+  if (toks[i]?.pos !== 'NOUN' && toks[i]?.pos !== 'PROPN') return false;
+  if (TIME_NOUNS.has(toks[i]!.lemma)) return false;
+  while (toks[i]?.pos === 'NOUN' || toks[i]?.pos === 'PROPN' || toks[i]?.pos === 'ADJ') i--;
+  if (toks[i]?.pos === 'DET' || (toks[i]?.pos === 'PRON' && DETERMINERS.has(toks[i]!.lemma))) i--;
+  if (toks[i]?.pos === 'ADP' && toks[i - 1]?.pos === 'VERB') i--;
+  return toks[i]?.pos === 'VERB';
 }
 
 /** First-person clauses of one sentence, said by `who`. */
@@ -122,7 +151,7 @@ export function clausesOfSentence(s: NlpSentence, who: string): Clause[] {
   const t = s.tokens;
   for (let k = 0; k < t.length; k++) {
     // "We made our own pots": the speaker took part, so it is a fact about them too.
-    if (t[k]!.pos !== 'PRON' || (t[k]!.text !== 'I' && !/^we$/i.test(t[k]!.text))) continue;
+    if (t[k]!.pos !== 'PRON' || (t[k]!.text !== 'I' && !/^we$/i.test(t[k]!.text)) || relativeClauseAt(t, k)) continue;
     let j = k + 1;
     const aux: NlpToken[] = [];
     let negated = false;
@@ -154,6 +183,11 @@ export function clausesOfSentence(s: NlpSentence, who: string): Clause[] {
     if (tense === 'present' && preps.length) continue;
     const o = objectAt(t, at);
     if (!o || cutShort(t, o.to)) continue;
+    // "suggested to Advocate Neelam Singh we discuss …": after a preposition, the clause that follows is what was said
+    // or done; after a direct object, a phrasal verb's too, it only says which one ("brought up the dissenting opinion
+    // I'd been reflecting on").
+    const clauseAfter = t[o.to + 1]?.pos === 'PRON' && /^(?:I|we|he|she|they)$/i.test(t[o.to + 1]!.text);
+    if (clauseAfter && preps.length && !isVerb(`${lemma} ${preps.join(' ')}`)) continue;
     const head = o.head.lemma;
     // "I love having …", "I spent a good chunk of …": no thing of its own.
     if (LIGHT.has(o.head.lemma) && o.head.pos === 'VERB') continue;

@@ -4,6 +4,7 @@
  * resolved against the session's date), and yes/no questions whose premise is verified or false. Answers and
  * evidence are computed from the clauses, never guessed.
  */
+import { Inflectors } from 'en-inflectors';
 import type { SourceRecord } from '../../../sandbox/contract.ts';
 import { daysBetween } from '../../text/date-parse.ts';
 import { stem } from '../../text/text.ts';
@@ -455,19 +456,15 @@ export function before(a: string, b: string): boolean {
   return a.slice(0, n) < b.slice(0, n);
 }
 
-/** "-ing" form of a verb lemma: "run" → "running", "make" → "making", "visit" → "visiting", "go to" → "going to". */
+/**
+ * "-ing" form of a verb lemma: "run" → "running", "forget" → "forgetting", "go to" → "going to" (en-inflectors, whose
+ * rules and exception lists know the stressed final syllables a one-syllable rule misses: "forgeting", "admiting").
+ */
 export function gerund(verb: string): string {
   const [v, ...rest] = verb.split(' ');
   // "start sketching out": the -ing form is the second verb's ("before sketching out …", not "starting sketching").
   if (rest[0] && rest[0].length > 5 && rest[0].endsWith('ing')) return rest.join(' ');
-  const w = v!;
-  let g: string;
-  if (/ie$/.test(w)) g = `${w.slice(0, -2)}ying`;
-  else if (/[^aeiouy]e$/.test(w) && w !== 'be') g = `${w.slice(0, -1)}ing`;
-  // One short vowel before one final consonant in a one-syllable verb doubles it ("run", "swim", "stop").
-  else if (/^[^aeiou]*[aeiou][bdgklmnprt]$/.test(w)) g = `${w}${w.slice(-1)}ing`;
-  else g = `${w}ing`;
-  return [g, ...rest].join(' ');
+  return [new Inflectors(v!).toGerund(), ...rest].join(' ');
 }
 
 /** A clause's event as a question names it, base form ("join a mentorship program") and -ing form. */
