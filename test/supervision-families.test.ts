@@ -100,6 +100,12 @@ describe('statements read with wink-nlp', () => {
       'I have suggested to Advocate Neelam Singh we discuss recent judgments.',
       'We had to leave the rest of our shopping unfinished.',
       'He pointed out a tactical oversight I made mid-game.',
+      // From rule-based@41: an obligation ("have to") is no perfect, a possessive or demonstrative opens a second object (or the
+      // noun was a verb), and after a copula the noun before "I" is described by a relative clause.
+      'I have to paint the fence.',
+      'I showed Anna my garden yesterday.',
+      'I’ve noticed that annotating these passages often prompts a kind of dialogue.',
+      "It's a principle I've always considered foundational.",
     ])
       expect(said(cut), cut).toEqual([]);
     expect(said('I visited the beach last week.')).toEqual(['visit  beach']);
@@ -110,6 +116,11 @@ describe('statements read with wink-nlp', () => {
     expect(said('I brought up the dissenting opinion I had been reflecting on.')).toEqual(['bring up dissenting opinion']);
     expect(said('I met Leila this morning.')).toEqual(['meet  Leila']);
     expect(said('I visited the museum the day before.')).toEqual(['visit  museum']);
+    expect(said('I visited Berlin this spring.')).toEqual(['visit  Berlin']);
+    expect(said('I met Tom this Monday.')).toEqual(['meet  Tom']);
+    expect(said('I had to rely on gestures.')).toEqual(['rely on gestures']);
+    expect(clausesOf(turn('x', 'Ana', '2023-05-08', 's', 'I had to rely on gestures.'))[0]?.tense).toBe('past');
+    expect(said('I made a smart choice this time.')).toEqual(['make  smart choice']);
   });
 
   it('forms gerunds for the comparison questions', () => {
@@ -389,6 +400,21 @@ describe("a user's own history: questions in the first person", () => {
     const reading = await reader.read({ question: 'Who did I meet?', answerType: 'text', records: people });
     expect(reading.answer).toBe('Frau Becker');
     expect(reading.citations).toEqual(['P:1']);
+    // The multi-hop form too: "After joining a chess club, who did I meet?" (it asked "what" before rule-based@41).
+    const later: SourceRecord[] = [
+      ua('L:1', '2024-05-01T09:00:00', 'I met Frau Becker at the institute today.', 'How did it go?'),
+      ua('L:2', '2024-05-03T09:00:00', 'I joined a chess club today.', 'Fun!'),
+      ua('L:3', '2024-05-06T09:00:00', 'I met Herr Vogel at the library today.', 'Nice.'),
+    ];
+    const lg = buildRecordGraph(later);
+    const i3 = lg.index.get('L:3')!;
+    const after = eventAfterQuestion(createRuleContext(lg), i3, clausesOf(later[i3]!).find((x) => x.lemma === 'meet')!);
+    expect(after?.question).toBe('Who did the user meet after joining a chess club?');
+    expect(inUserVoice(after!.question)).toBe('After joining a chess club, who did I meet?');
+    expect(aboutUser('After joining a chess club, who did I meet?')).toBe(after!.question);
+    const back = await reader.read({ question: 'After joining a chess club, who did I meet?', answerType: 'text', records: later });
+    expect(back.answer).toBe('Herr Vogel');
+    expect(back.citations).toEqual(['L:2', 'L:3']);
   });
 
   it('asks the user which kind of thing they did, and the blind reader recovers it from their half of the turn', async () => {

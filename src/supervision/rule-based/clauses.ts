@@ -111,15 +111,28 @@ export function cutShort(toks: readonly NlpToken[], to: number): boolean {
   if (next.pos === 'PART') return /^['’]s$/i.test(next.text);
   // "left the rest of our shopping unfinished": the adjective says what became of the object, and the event is lost.
   if (next.pos === 'ADJ') return !TIME_ADJ.has(next.lemma) && (noun(after) || !after || after.pos === 'PUNCT' || after.pos === 'CCONJ');
-  // "handed Frau Lehmann a stack of flyers", "spent some time refining the draft": a second object follows, and it is
-  // the thing; "met Leila this morning", "called Tom the other day" end in a time phrase instead.
-  if (next.pos === 'DET') return !timePhraseAt(toks, to + 2) && /^(?:a|an|the|some)$/i.test(next.text);
+  // "handed Frau Lehmann a stack of flyers", "spent some time refining the draft", "noticed that annotating these
+  // passages …": a second object follows, and it is the thing (or the noun was a verb); "met Leila this morning",
+  // "called Tom the other day" end in a time phrase instead. "That" after a noun opens a relative clause.
+  if (next.pos === 'DET') return !timePhraseAt(toks, to + 2) && /^(?:a|an|the|some|this|these|those)$/i.test(next.text);
+  // "gave Tom my old bike": a possessive opens the second object; "read the report my sister wrote" a relative clause.
+  if (next.pos === 'PRON' && /^(?:my|our|his|her|their|your)$/i.test(next.text)) {
+    let k = to + 2;
+    while (toks[k]?.pos === 'ADJ') k++;
+    if (!noun(toks[k])) return false;
+    while (noun(toks[k])) k++;
+    return !['VERB', 'AUX', 'ADV'].includes(toks[k]?.pos ?? '');
+  }
   // "LGBTQ+ pride parade": a symbol glued to the last word belongs to it.
   return next.pos === 'SYM' && next.start === toks[to]!.end;
 }
 
 /** Nouns that end a time phrase ("this morning", "the other day", "a few minutes later"), not a thing. */
-const TIME_NOUNS = new Set([...TIME_WORDS, 'day', 'days', 'afternoon', 'evening', 'hour', 'hours', 'minute', 'minutes', 'while', 'moment']);
+const TIME_NOUNS = new Set([
+  ...TIME_WORDS,
+  ...'day days afternoon evening hour hours minute minutes while moment time spring summer autumn fall winter'.split(' '),
+  ...'monday tuesday wednesday thursday friday saturday sunday'.split(' '),
+]);
 
 /** Whether the noun phrase from token `k` (after its determiner) is a time phrase: adjectives, then a time noun. */
 function timePhraseAt(toks: readonly NlpToken[], k: number): boolean {
@@ -140,7 +153,8 @@ function relativeClauseAt(toks: readonly NlpToken[], k: number): boolean {
   while (toks[i]?.pos === 'NOUN' || toks[i]?.pos === 'PROPN' || toks[i]?.pos === 'ADJ') i--;
   if (toks[i]?.pos === 'DET' || (toks[i]?.pos === 'PRON' && DETERMINERS.has(toks[i]!.lemma))) i--;
   if (toks[i]?.pos === 'ADP' && toks[i - 1]?.pos === 'VERB') i--;
-  return toks[i]?.pos === 'VERB';
+  // "it's a principle I've always considered foundational": after a copula the noun is named, then described.
+  return toks[i]?.pos === 'VERB' || toks[i]?.pos === 'AUX' || (toks[i]?.pos === 'PART' && /^['’]s$/.test(toks[i]!.text));
 }
 
 /** First-person clauses of one sentence, said by `who`. */
@@ -156,7 +170,8 @@ export function clausesOfSentence(s: NlpSentence, who: string): Clause[] {
     const aux: NlpToken[] = [];
     let negated = false;
     while (j < t.length && (t[j]!.pos === 'AUX' || t[j]!.pos === 'ADV' || t[j]!.pos === 'PART')) {
-      if (t[j]!.pos === 'AUX') aux.push(t[j]!);
+      // "I have to paint the fence" is an obligation, not the perfect; "I had to rely on gestures" says it was done.
+      if (t[j]!.pos === 'AUX' || /^to$/i.test(t[j]!.text)) aux.push(t[j]!);
       if (/^(not|n't|never)$/i.test(t[j]!.text)) negated = true;
       j++;
     }
@@ -164,7 +179,8 @@ export function clausesOfSentence(s: NlpSentence, who: string): Clause[] {
     if (v?.pos !== 'VERB' || negated || LIGHT.has(v.lemma) || !/^[a-z]+$/.test(v.lemma)) continue;
     let tense: Clause['tense'];
     const auxLemmas = aux.map((a) => a.lemma);
-    if (!aux.length) tense = v.text.toLowerCase() === v.lemma ? 'present' : /(?:s|ing)$/i.test(v.text) ? 'present' : 'past';
+    if (aux.length === 2 && /^had$/i.test(aux[0]!.text) && auxLemmas[1] === 'to') tense = 'past';
+    else if (!aux.length) tense = v.text.toLowerCase() === v.lemma ? 'present' : /(?:s|ing)$/i.test(v.text) ? 'present' : 'past';
     else if (auxLemmas[0] === 'have' && auxLemmas.every((a) => a === 'have' || a === 'be')) {
       // "I've been blessed with …" is passive: nothing the speaker did.
       if (auxLemmas.includes('be') && !/ing$/i.test(v.text)) continue;

@@ -556,7 +556,7 @@ export function eventAfterQuestion(ctx: RuleContext, i: number, c: Clause): Rule
     return {
       type: 'multi-hop',
       template: 'event-after',
-      question: `What did ${c.who} ${verb} after ${anchor.ing}?`,
+      question: `${objectIsAPerson(ctx, c) ? 'Who' : 'What'} did ${c.who} ${verb} after ${anchor.ing}?`,
       plan: plan(
         'multi-hop',
         `what ${c.who} ${verb} after ${anchor.ing} (${aDay})`,

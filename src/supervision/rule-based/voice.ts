@@ -19,6 +19,7 @@ const PAIRS: ReadonlyArray<[RegExp, string, RegExp, string]> = [
     /^After (.+), what did I (.+)\?$/,
     'What did the user $2 after $1?',
   ],
+  [/^Who did the user (.+?) after (.+)\?$/, 'After $2, who did I $1?', /^After (.+), who did I (.+)\?$/, 'Who did the user $2 after $1?'],
   [/^(What|When|Who) did the user (.+)\?$/, '$1 did I $2?', /^(What|When|Who) did I (.+)\?$/, '$1 did the user $2?'],
   [
     /^(What|Where|What activities) has the user (.+)\?$/,
