@@ -106,6 +106,14 @@ describe('statements read with wink-nlp', () => {
       'I showed Anna my garden yesterday.',
       'I’ve noticed that annotating these passages often prompts a kind of dialogue.',
       "It's a principle I've always considered foundational.",
+      // From rule-based@42: a head WordNet knows only as an adjective, a bare gerund with an object of its own, a
+      // copula, and a verb wink left uninflected.
+      'I prefer these quieter, unhurried meals.',
+      'I dislike relying on guesswork.',
+      'I love picking up fresh bread.',
+      'I am still adjusting to expressing myself.',
+      "I found myself reflecting on how reliant I've become on that device.",
+      'We reframed our advocacy messaging.',
     ])
       expect(said(cut), cut).toEqual([]);
     expect(said('I visited the beach last week.')).toEqual(['visit  beach']);
@@ -119,6 +127,7 @@ describe('statements read with wink-nlp', () => {
     expect(said('I visited Berlin this spring.')).toEqual(['visit  Berlin']);
     expect(said('I met Tom this Monday.')).toEqual(['meet  Tom']);
     expect(said('I had to rely on gestures.')).toEqual(['rely on gestures']);
+    expect(said('I enjoy cooking for friends.')).toEqual(['enjoy  cooking']);
     expect(clausesOf(turn('x', 'Ana', '2023-05-08', 's', 'I had to rely on gestures.'))[0]?.tense).toBe('past');
     expect(said('I made a smart choice this time.')).toEqual(['make  smart choice']);
   });
@@ -185,6 +194,7 @@ describe('question families', () => {
       turn('F:5', 'Jon', '2023-05-08T10:00:00', 'f', 'I love picking out fresh herbs.'),
       turn('F:6', 'Jon', '2023-05-08T10:00:00', 'f', 'I enjoy hiking.'),
       turn('F:7', 'Jon', '2023-05-08T10:00:00', 'f', 'I joined Saturday at the club.'),
+      turn('F:8', 'Jon', '2023-05-08T10:00:00', 'f', 'I love knitting by the fire.'),
     ];
     const g = buildRecordGraph(said);
     const c = createRuleContext(g);
@@ -193,13 +203,15 @@ describe('question families', () => {
     for (const [id, lemma] of [
       ['F:1', 'lose'],
       ['F:2', 'make'],
-      ['F:5', 'love'],
+      ['F:8', 'love'],
       ['F:7', 'join'],
     ] as const)
       expect(asksAFact(clausesOf(said[g.index.get(id)!]!).find((x) => x.lemma === lemma)!)).toBe(false);
     expect(of('F:1', 'lose')).toBeUndefined();
     expect(of('F:2', 'make')).toBeUndefined();
-    expect(of('F:5', 'love')).toBeUndefined();
+    expect(of('F:8', 'love')).toBeUndefined();
+    // From rule-based@42 a gerund whose particle makes a verb ("picking out") is not read as a statement at all.
+    expect(clausesOf(said[g.index.get('F:5')!]!).find((x) => x.lemma === 'love')).toBeUndefined();
     expect(of('F:6', 'enjoy')?.plan.answer).toBe('hiking');
     expect(of('F:3', 'play')?.question).toBe('What does Jon play?');
     expect(of('F:4', 'write')?.question).toBe('What is Jon writing?');

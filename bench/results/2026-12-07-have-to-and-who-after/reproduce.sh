@@ -8,9 +8,10 @@
 # @40's runs at the same seeds are ../2026-12-07-clause-objects/fidelity-rhelm-dev-s{1..5}.json.
 # From the repository root, on a commit whose generator is rule-based@41:
 #   bash bench/results/2026-12-07-have-to-and-who-after/reproduce.sh   (about 50 minutes on a quiet machine)
+# OUT=<folder> writes the files there instead (../2026-12-08-adjective-heads-and-gerunds/reproduce.sh, for @42).
 set -euo pipefail
 ROOT=$PWD
-D=$ROOT/bench/results/2026-12-07-have-to-and-who-after
+D=${OUT:-$ROOT/bench/results/2026-12-07-have-to-and-who-after}
 T=$(mktemp -d)
 DATA=$ROOT/../shared/data
 RHELM_DEV="rhelm:$DATA/rhelm#Jonas_Richter,Justice_Arvind_Prakash_Mehra"

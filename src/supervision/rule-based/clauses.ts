@@ -2,6 +2,7 @@ import type { SourceRecord } from '../../../sandbox/contract.ts';
 import { analyse, type NlpSentence, type NlpToken } from './nlp.ts';
 import { roleRange, whoAt } from './speakers.ts';
 import { isVerb, needsObject } from './verb-frames.ts';
+import { lemmaCandidates, wordClasses } from './wordnet.ts';
 
 /**
  * A first-person statement of a speaker about themselves: "I painted a sunrise", "I've been researching adoption
@@ -37,7 +38,7 @@ const LIGHT = new Set(
   (
     'be have do get think know feel mean guess want hope say tell need wish try let thank agree bet remember understand ' +
     'believe end talk chat speak hear appreciate imagine suppose realize realise find keep use give take put seem look sound call ask ' +
-    'miss wonder reckon admit promise plan expect manage help continue'
+    'miss wonder reckon admit promise plan expect manage help continue become'
   ).split(' '),
 );
 /** Heads too general to be a fact about anyone ("a lot", "the idea", "some time"). */
@@ -123,6 +124,11 @@ export function cutShort(toks: readonly NlpToken[], to: number): boolean {
     while (noun(toks[k])) k++;
     return !['VERB', 'AUX', 'ADV'].includes(toks[k]?.pos ?? '');
   }
+  // A bare gerund ("relying on guesswork", "expressing myself") has an object of its own after it.
+  if (toks[to]!.pos === 'VERB' && /ing$/i.test(toks[to]!.text)) {
+    if (next.pos === 'PRON') return true;
+    if (next.pos === 'ADP') return isVerb(`${toks[to]!.lemma} ${next.lemma}`);
+  }
   // "LGBTQ+ pride parade": a symbol glued to the last word belongs to it.
   return next.pos === 'SYM' && next.start === toks[to]!.end;
 }
@@ -177,6 +183,8 @@ export function clausesOfSentence(s: NlpSentence, who: string): Clause[] {
     }
     const v = t[j];
     if (v?.pos !== 'VERB' || negated || LIGHT.has(v.lemma) || !/^[a-z]+$/.test(v.lemma)) continue;
+    // wink leaves a verb it does not know uninflected ("we reframed" → "reframed"): no question could be put in it.
+    if (/ed$/.test(v.lemma) && v.lemma === v.text.toLowerCase()) continue;
     let tense: Clause['tense'];
     const auxLemmas = aux.map((a) => a.lemma);
     if (aux.length === 2 && /^had$/i.test(aux[0]!.text) && auxLemmas[1] === 'to') tense = 'past';
@@ -208,12 +216,24 @@ export function clausesOfSentence(s: NlpSentence, who: string): Clause[] {
     // "I love having …", "I spent a good chunk of …": no thing of its own.
     if (LIGHT.has(o.head.lemma) && o.head.pos === 'VERB') continue;
     if (GENERIC_HEADS.has(head) || GENERIC_HEADS.has(o.head.text.toLowerCase()) || head.length < 3) continue;
+    if (o.head.pos === 'NOUN' && adjectiveOnly(o.head.text)) continue;
     if (lostObject(lemma, preps)) continue;
     const object = s.text.slice(t[o.from]!.start - s.start, t[o.to]!.end - s.start);
     out.push({ who, lemma, verb: v, tense, prep: preps.join(' '), object, head, determiner: o.det, sentence: s });
   }
   out.push(...attributesOf(s, who));
   return out;
+}
+
+/**
+ * Whether WordNet knows a word wink tagged as a noun only as an adjective ("these quieter, unhurried meals", "a
+ * principle I've considered foundational"): the head of a phrase cut short, not a thing. A word WordNet does not know
+ * ("AeroPress") is left to wink.
+ */
+function adjectiveOnly(word: string): boolean {
+  const w = word.toLowerCase();
+  if (lemmaCandidates(w, 'noun').some((l) => wordClasses(l).noun !== undefined)) return false;
+  return lemmaCandidates(w, 'adjective').some((l) => wordClasses(l).adjective !== undefined);
 }
 
 /**

@@ -118,8 +118,10 @@ export function asksAFact(c: Clause): boolean {
 }
 
 /**
- * A bare -ing object whose own object or particle the clause reader left behind: "I love picking out fresh herbs"
- * read as loving "picking". "I love hiking." and "hiking and camping" are whole activities.
+ * A bare -ing object with anything but the clause's end after it: "I love knitting by the fire" is not asked as
+ * loving "knitting". "I love hiking." and "hiking and camping" are whole activities. The clear cases, where the
+ * gerund's own object or particle follows ("picking out fresh herbs", "expressing myself"), are not read at all
+ * (`cutShort`, clauses.ts); this keeps the doubtful rest out of "what" questions.
  */
 function truncatedGerund(c: Clause): boolean {
   if (!/^\w+ing$/.test(c.object)) return false;

@@ -50,7 +50,7 @@ import {
 } from './templates.ts';
 
 /** Name and version of the offline generator, written into every item it makes. */
-export const RULE_BASED_GENERATOR = 'rule-based@41';
+export const RULE_BASED_GENERATOR = 'rule-based@42';
 
 /** Question types the rule-based generator can write. */
 export const RULE_BASED_TYPES: readonly QuestionType[] = ['single-hop', 'multi-hop', 'temporal', 'aggregation', 'false-premise'];
